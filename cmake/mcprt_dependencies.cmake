@@ -1,0 +1,27 @@
+# Dependencies come from Debian's packages. In the Emscripten build only header-only
+# libraries are used, exposed through a folder of symlinks (never -I/usr/include, whose
+# glibc headers would take over).
+if(EMSCRIPTEN)
+  set(MCPRT_HOSTINC "${CMAKE_BINARY_DIR}/hostinc")
+  file(MAKE_DIRECTORY "${MCPRT_HOSTINC}")
+  foreach(d nlohmann)
+    if(NOT EXISTS "${MCPRT_HOSTINC}/${d}")
+      file(CREATE_LINK "/usr/include/${d}" "${MCPRT_HOSTINC}/${d}" SYMBOLIC)
+    endif()
+  endforeach()
+  add_library(mcprt_json INTERFACE)
+  target_include_directories(mcprt_json SYSTEM INTERFACE "${MCPRT_HOSTINC}")
+else()
+  find_package(nlohmann_json 3.10 REQUIRED)
+  add_library(mcprt_json INTERFACE)
+  target_link_libraries(mcprt_json INTERFACE nlohmann_json::nlohmann_json)
+  find_package(Threads REQUIRED)
+  find_package(Boost 1.74 REQUIRED COMPONENTS filesystem)
+  find_package(spdlog REQUIRED)
+  find_package(PkgConfig REQUIRED)
+  # cpp-httplib ships no CMake package on Debian; its .pc carries the -D flags that must
+  # match the compiled library (OpenSSL/zlib/brotli support changes class layouts).
+  pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+  find_package(CLI11 REQUIRED)
+  find_package(tomlplusplus QUIET)
+endif()

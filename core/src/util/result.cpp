@@ -1,0 +1,35 @@
+#include "mcprt/result.hpp"
+
+namespace mcprt {
+
+const char* to_string(ErrorCode code) {
+  switch (code) {
+    case ErrorCode::wire: return "wire";
+    case ErrorCode::timeout: return "timeout";
+    case ErrorCode::aborted: return "aborted";
+    case ErrorCode::closed: return "closed";
+    case ErrorCode::exited: return "exited";
+    case ErrorCode::not_connected: return "not_connected";
+    case ErrorCode::invalid_config: return "invalid_config";
+    case ErrorCode::protocol: return "protocol";
+    case ErrorCode::unsupported_version: return "unsupported_version";
+    case ErrorCode::message_too_large: return "message_too_large";
+    case ErrorCode::transport: return "transport";
+    case ErrorCode::http_status: return "http_status";
+    case ErrorCode::invalid_argument: return "invalid_argument";
+    case ErrorCode::internal: return "internal";
+  }
+  return "unknown";
+}
+
+std::string Error::describe() const {
+  std::string out = to_string(code);
+  if (code == ErrorCode::wire) out += " " + std::to_string(wire_code);
+  out += ": ";
+  out += message;
+  return out;
+}
+
+std::ostream& operator<<(std::ostream& os, const Error& e) { return os << e.describe(); }
+
+}  // namespace mcprt
