@@ -1,0 +1,36 @@
+#pragma once
+// Agent-facing tool names (SPEC §6): `mcp_<server>_<tool>`.
+//  - characters outside [A-Za-z0-9_-] become '_' (digits kept);
+//  - a name over max_length keeps a prefix and ends with '_' + 8 hex chars of a stable
+//    hash of the raw (server, tool) pair;
+//  - when several raw pairs map to the same name, the pair that sorts first keeps the
+//    plain name and the others get the hash suffix.
+// Names are never parsed back: callers keep the reverse map this returns.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mcprt {
+
+inline constexpr std::size_t kDefaultMaxToolNameLength = 64;
+
+struct RawToolRef {
+  std::string server;
+  std::string tool;
+};
+
+// The name for one pair, ignoring collisions.
+std::string make_tool_name(std::string_view server, std::string_view tool,
+                           std::size_t max_length = kDefaultMaxToolNameLength);
+
+// Names for a set of pairs, collisions resolved deterministically; result[i] names
+// refs[i]. The result does not depend on the order of `refs`.
+std::vector<std::string> assign_tool_names(const std::vector<RawToolRef>& refs,
+                                           std::size_t max_length = kDefaultMaxToolNameLength);
+
+// 64-bit FNV-1a, the stable hash used for tool-name suffixes (identical on every target).
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t seed = 14695981039346656037ull);
+
+}  // namespace mcprt

@@ -1,0 +1,92 @@
+#include "mcprt/tool_names.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <numeric>
+
+namespace mcprt {
+
+std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t seed) {
+  std::uint64_t h = seed;
+  for (unsigned char c : bytes) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+namespace {
+
+void append_sanitized(std::string& out, std::string_view s) {
+  for (unsigned char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-';
+    out.push_back(ok ? static_cast<char>(c) : '_');
+  }
+}
+
+std::string hash_suffix(std::string_view server, std::string_view tool) {
+  // The NUL separator keeps ("a_b","c") and ("a","b_c") apart.
+  std::string key;
+  key.reserve(server.size() + tool.size() + 1);
+  key.append(server).push_back('\0');
+  key.append(tool);
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(fnv1a64(key) >> 32));
+  return std::string("_") + buf;
+}
+
+std::string with_suffix(std::string base, std::string_view server, std::string_view tool,
+                        std::size_t max_length) {
+  std::string suffix = hash_suffix(server, tool);
+  std::size_t keep = max_length > suffix.size() ? max_length - suffix.size() : 0;
+  if (base.size() > keep) base.resize(keep);
+  return base + suffix;
+}
+
+}  // namespace
+
+std::string make_tool_name(std::string_view server, std::string_view tool,
+                           std::size_t max_length) {
+  std::string name = "mcp_";
+  append_sanitized(name, server);
+  name.push_back('_');
+  append_sanitized(name, tool);
+  if (name.size() <= max_length) return name;
+  return with_suffix(std::move(name), server, tool, max_length);
+}
+
+std::vector<std::string> assign_tool_names(const std::vector<RawToolRef>& refs,
+                                           std::size_t max_length) {
+  std::vector<std::string> names(refs.size());
+  // Visit pairs in raw (server, tool) order so the first one keeps a contested name.
+  std::vector<std::size_t> order(refs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (refs[a].server != refs[b].server) return refs[a].server < refs[b].server;
+    if (refs[a].tool != refs[b].tool) return refs[a].tool < refs[b].tool;
+    return a < b;
+  });
+  std::map<std::string, std::size_t> taken;  // name → owner index
+  for (std::size_t i : order) {
+    std::string name = make_tool_name(refs[i].server, refs[i].tool, max_length);
+    if (taken.count(name)) {
+      name = with_suffix(make_tool_name(refs[i].server, refs[i].tool, SIZE_MAX), refs[i].server,
+                         refs[i].tool, max_length);
+      // A suffixed name can in theory collide too (hash collision or an identical raw
+      // pair listed twice); extend with a counter so every tool keeps a distinct name.
+      std::string base = name;
+      for (int n = 2; taken.count(name); ++n) {
+        std::string counter = "_" + std::to_string(n);
+        name = base.substr(0, std::min(base.size(), max_length - counter.size())) + counter;
+      }
+    }
+    taken.emplace(name, i);
+    names[i] = std::move(name);
+  }
+  return names;
+}
+
+}  // namespace mcprt

@@ -1,0 +1,82 @@
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "mcprt/tool_names.hpp"
+
+namespace mcprt {
+namespace {
+
+TEST(ToolNames, PlainNameKeepsAllowedCharactersAndDigits) {
+  EXPECT_EQ(make_tool_name("github2", "create-issue_v3"), "mcp_github2_create-issue_v3");
+}
+
+TEST(ToolNames, DisallowedCharactersBecomeUnderscores) {
+  EXPECT_EQ(make_tool_name("my.server", "get/file name"), "mcp_my_server_get_file_name");
+}
+
+TEST(ToolNames, UnicodeBytesBecomeUnderscores) {
+  // "é" is two UTF-8 bytes; each becomes '_' so names stay ASCII.
+  EXPECT_EQ(make_tool_name("s", "caf\xC3\xA9"), "mcp_s_caf__");
+}
+
+TEST(ToolNames, LongNameIsCappedWithStableHashSuffix) {
+  std::string tool(100, 'a');
+  std::string name = make_tool_name("srv", tool);
+  ASSERT_EQ(name.size(), 64u);
+  EXPECT_EQ(name.substr(0, 8), "mcp_srv_");
+  EXPECT_EQ(name[55], '_');
+  EXPECT_EQ(name, make_tool_name("srv", tool));  // stable
+  EXPECT_NE(name, make_tool_name("srv", tool + "b"));
+}
+
+TEST(ToolNames, NameAtExactlyTheCapIsUnchanged) {
+  std::string tool(64 - 8, 'x');  // "mcp_srv_" is 8 chars
+  EXPECT_EQ(make_tool_name("srv", tool), "mcp_srv_" + tool);
+}
+
+TEST(ToolNames, CollisionFirstRawPairKeepsPlainName) {
+  // "a.b" and "a_b" both sanitize to mcp_s_a_b; "a.b" sorts first ('.' < '_').
+  std::vector<RawToolRef> refs{{"s", "a_b"}, {"s", "a.b"}};
+  auto names = assign_tool_names(refs);
+  EXPECT_EQ(names[1], "mcp_s_a_b");
+  EXPECT_NE(names[0], "mcp_s_a_b");
+  EXPECT_EQ(names[0].rfind("mcp_s_a_b_", 0), 0u);
+  EXPECT_EQ(names[0].size(), std::string("mcp_s_a_b_").size() + 8);
+}
+
+TEST(ToolNames, CollisionAcrossServersIsResolvedIndependentOfInputOrder) {
+  // server "x_y" tool "z" and server "x" tool "y_z" both give mcp_x_y_z.
+  std::vector<RawToolRef> a{{"x_y", "z"}, {"x", "y_z"}};
+  std::vector<RawToolRef> b{{"x", "y_z"}, {"x_y", "z"}};
+  auto na = assign_tool_names(a);
+  auto nb = assign_tool_names(b);
+  EXPECT_EQ(na[0], nb[1]);
+  EXPECT_EQ(na[1], nb[0]);
+  EXPECT_EQ(na[1], "mcp_x_y_z");  // ("x","y_z") sorts before ("x_y","z")
+  EXPECT_NE(na[0], na[1]);
+}
+
+TEST(ToolNames, DuplicateRawPairsStillGetDistinctNames) {
+  std::vector<RawToolRef> refs{{"s", "t"}, {"s", "t"}, {"s", "t"}};
+  auto names = assign_tool_names(refs);
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 3u);
+  for (auto& n : names) EXPECT_LE(n.size(), 64u);
+}
+
+TEST(ToolNames, LongCollidingNamesStayWithinCap) {
+  std::string tool(80, 'q');
+  std::vector<RawToolRef> refs{{"s", tool + ".x"}, {"s", tool + "_x"}};
+  auto names = assign_tool_names(refs, 40);
+  EXPECT_NE(names[0], names[1]);
+  EXPECT_LE(names[0].size(), 40u);
+  EXPECT_LE(names[1].size(), 40u);
+}
+
+TEST(Fnv1a64, KnownVectors) {
+  EXPECT_EQ(fnv1a64(""), 14695981039346656037ull);
+  EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);
+}
+
+}  // namespace
+}  // namespace mcprt
