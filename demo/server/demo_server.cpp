@@ -1,0 +1,270 @@
+// mcprt-demo-server: the demo MCP server over stdio (newline-delimited JSON-RPC).
+//
+// One thread, one poll() loop over stdin/stdout plus a timer queue, so a slow_task keeps
+// running while other requests are served and a client that stops reading never blocks
+// the loop (output is buffered; input is paused while the buffer is large). Exits 0 on
+// stdin EOF, after flushing what it can. Logs go to stderr only; stdout carries nothing
+// but protocol messages.
+//
+// Native (POSIX) only: it is never built for wasm.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "mcp_demo_server.hpp"
+#include "timer_queue.hpp"
+
+#ifndef MCPRT_DEMO_VERSION
+#define MCPRT_DEMO_VERSION "0.0.0"
+#endif
+
+namespace {
+
+using mcprt::demo::DemoServer;
+using mcprt::demo::TimerQueue;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kMaxLineBytes = 16u * 1024 * 1024;
+// Stop reading requests while this much output waits for a slow reader.
+constexpr std::size_t kOutputHighWater = 4u * 1024 * 1024;
+constexpr std::size_t kReadChunk = 64 * 1024;
+// On stdin EOF, how long to keep trying to hand pending output to a slow reader.
+constexpr auto kFlushOnExitLimit = std::chrono::seconds(2);
+
+void log_line(std::string_view line) {
+  std::string out = "[mcprt-demo-server] ";
+  out.append(line);
+  out.push_back('\n');
+  // Best effort: a failed log write must not affect the protocol.
+  ssize_t ignored = ::write(STDERR_FILENO, out.data(), out.size());
+  (void)ignored;
+}
+
+void print_usage() {
+  std::string text =
+      "usage: mcprt-demo-server [--verbose] [--quiet] [--version] [--help]\n"
+      "\n"
+      "A demo MCP server speaking newline-delimited JSON-RPC on stdin/stdout.\n"
+      "Tools: echo, add, now, word_count, slow_task, fail.\n"
+      "  --verbose  log every message received and sent (to stderr)\n"
+      "  --quiet    log nothing\n";
+  ssize_t ignored = ::write(STDOUT_FILENO, text.data(), text.size());
+  (void)ignored;
+}
+
+// Pipes and sockets are switched to non-blocking so a full pipe never stalls the loop.
+// Terminals and files are left alone: their flags are shared with the parent process.
+void make_nonblocking_if_pipe(int fd) {
+  struct stat st{};
+  if (::fstat(fd, &st) != 0) return;
+  if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)) return;
+  const int flags = ::fcntl(fd, F_GETFL);
+  if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+}
+
+class StdioLoop {
+ public:
+  StdioLoop(DemoServer& server, TimerQueue& timers) : server_(server), timers_(timers) {}
+
+  void send(const mcprt::demo::json& message) {
+    out_ += message.dump(-1, ' ', false, mcprt::demo::json::error_handler_t::replace);
+    out_.push_back('\n');
+  }
+
+  int run() {
+    while (!(stdin_eof_ && out_.empty()) && !stdout_broken_) {
+      if (!flush()) break;
+      if (stdin_eof_) {
+        if (Clock::now() > eof_at_ + kFlushOnExitLimit) {
+          log_line("stdout not drained after stdin closed; exiting anyway");
+          break;
+        }
+      }
+      pollfd fds[2];
+      nfds_t n = 0;
+      int in_index = -1;
+      int out_index = -1;
+      if (!stdin_eof_ && out_.size() < kOutputHighWater) {
+        in_index = static_cast<int>(n);
+        fds[n++] = pollfd{STDIN_FILENO, POLLIN, 0};
+      }
+      if (!out_.empty()) {
+        out_index = static_cast<int>(n);
+        fds[n++] = pollfd{STDOUT_FILENO, POLLOUT, 0};
+      }
+      const int rc = ::poll(fds, n, poll_timeout_ms());
+      if (rc < 0 && errno != EINTR) {
+        log_line(std::string("poll failed: ") + std::strerror(errno));
+        return 1;
+      }
+      if (rc > 0 && in_index >= 0 && (fds[in_index].revents & (POLLIN | POLLHUP | POLLERR))) {
+        read_stdin();
+      }
+      if (rc > 0 && out_index >= 0 && (fds[out_index].revents & (POLLERR | POLLNVAL))) {
+        stdout_broken_ = true;
+      }
+      timers_.run_due(Clock::now());
+    }
+    if (stdout_broken_) {
+      log_line("stdout closed; exiting");
+      server_.cancel_all();
+      return 0;
+    }
+    log_line("stdin closed; exiting");
+    return 0;
+  }
+
+ private:
+  int poll_timeout_ms() const {
+    int timeout = -1;
+    if (auto due = timers_.next_due()) {
+      const auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(*due - Clock::now());
+      // Round up so the timer is due when poll returns.
+      timeout = wait.count() <= 0 ? 0 : static_cast<int>(wait.count()) + 1;
+    }
+    if (stdin_eof_) {
+      const int flush_poll_ms = 50;
+      timeout = timeout < 0 ? flush_poll_ms : std::min(timeout, flush_poll_ms);
+    }
+    return timeout;
+  }
+
+  // Writes what stdout accepts now. Returns false when stdout is gone.
+  bool flush() {
+    while (!out_.empty()) {
+      const ssize_t n = ::write(STDOUT_FILENO, out_.data(), out_.size());
+      if (n > 0) {
+        out_.erase(0, static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+      stdout_broken_ = true;
+      return false;
+    }
+    return true;
+  }
+
+  void read_stdin() {
+    char buf[kReadChunk];
+    const ssize_t n = ::read(STDIN_FILENO, buf, sizeof buf);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) return;
+      log_line(std::string("stdin read failed: ") + std::strerror(errno));
+      on_eof();
+      return;
+    }
+    if (n == 0) {
+      on_eof();
+      return;
+    }
+    feed(std::string_view(buf, static_cast<std::size_t>(n)));
+  }
+
+  void feed(std::string_view bytes) {
+    auto sender = [this](const mcprt::demo::json& m) { send(m); };
+    while (!bytes.empty()) {
+      const auto nl = bytes.find('\n');
+      const std::string_view part = bytes.substr(0, nl);
+      if (!discarding_) {
+        if (line_.size() + part.size() > kMaxLineBytes) {
+          // Answer once and drop the rest of this line, instead of buffering without
+          // bound.
+          log_line("message over " + std::to_string(kMaxLineBytes) + " bytes; dropped");
+          send(mcprt::demo::json{{"jsonrpc", "2.0"},
+                                 {"id", nullptr},
+                                 {"error",
+                                  {{"code", -32700},
+                                   {"message", "Parse error: message too large"}}}});
+          discarding_ = true;
+          line_.clear();
+        } else {
+          line_.append(part);
+        }
+      }
+      if (nl == std::string_view::npos) break;
+      bytes.remove_prefix(nl + 1);
+      if (!discarding_) {
+        std::string line = std::move(line_);
+        line_.clear();
+        if (!line.empty() && line.back() == '\r') line.pop_back();
+        if (line.find_first_not_of(" \t") != std::string::npos) {
+          server_.handle_text(line, sender);
+        }
+      }
+      discarding_ = false;
+    }
+  }
+
+  void on_eof() {
+    if (stdin_eof_) return;
+    stdin_eof_ = true;
+    eof_at_ = Clock::now();
+    // A last message without its newline still counts.
+    if (!discarding_ && line_.find_first_not_of(" \t\r") != std::string::npos) {
+      std::string line = std::move(line_);
+      line_.clear();
+      server_.handle_text(line, [this](const mcprt::demo::json& m) { send(m); });
+    }
+    // The client is gone: running tasks stop without an answer.
+    server_.cancel_all();
+  }
+
+  DemoServer& server_;
+  TimerQueue& timers_;
+  std::string out_;
+  std::string line_;
+  bool discarding_ = false;
+  bool stdin_eof_ = false;
+  bool stdout_broken_ = false;
+  Clock::time_point eof_at_{};
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool verbose = false;
+  bool quiet = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--verbose" || arg == "-v") {
+      verbose = true;
+    } else if (arg == "--quiet" || arg == "-q") {
+      quiet = true;
+    } else if (arg == "--version") {
+      std::printf("mcprt-demo-server %s\n", MCPRT_DEMO_VERSION);
+      return 0;
+    } else if (arg == "--help" || arg == "-h") {
+      print_usage();
+      return 0;
+    } else {
+      log_line("unknown argument: " + std::string(arg) + " (see --help)");
+      return 2;
+    }
+  }
+  // A client that closes our stdout must not kill us mid-write; write() reports EPIPE.
+  ::signal(SIGPIPE, SIG_IGN);
+  make_nonblocking_if_pipe(STDIN_FILENO);
+  make_nonblocking_if_pipe(STDOUT_FILENO);
+
+  TimerQueue timers;
+  mcprt::demo::DemoServerOptions options;
+  options.server_version = MCPRT_DEMO_VERSION;
+  options.verbose = verbose && !quiet;
+  if (!quiet) options.log = log_line;
+  DemoServer server(timers, options);
+  StdioLoop loop(server, timers);
+  if (!quiet) log_line(std::string("mcprt-demo-server ") + MCPRT_DEMO_VERSION + " ready on stdio");
+  return loop.run();
+}
