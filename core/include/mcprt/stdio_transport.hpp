@@ -1,11 +1,27 @@
 #pragma once
 // The stdio transport's protocol rules (SPEC §3.2), over a platform ByteStream:
-// newline-delimited JSON; a non-JSON line is logged (first 200 bytes) and skipped; a
-// line over max_message_bytes closes the connection with ErrorCode::message_too_large;
-// the stream ending fails the transport with "server exited (code N)" plus the stderr
-// tail when the peer was a process.
+//  - newline-delimited JSON both ways (send() writes one serialized message + "\n");
+//  - a line that is not JSON is logged at warn level (its first 200 bytes) and skipped;
+//    the connection stays up;
+//  - a line over max_message_bytes closes the connection with
+//    ErrorCode::message_too_large (`Server "<name>": message exceeds the limit of N bytes`);
+//  - the stream ending maps to on_close:
+//      process exit   → ErrorCode::exited,
+//                       `Server "<name>": server exited (code N); stderr: <tail>`
+//                       (`(killed by signal N)` for a signal; no "; stderr" part when the
+//                       tail is empty; Error::data holds exit_code / signal / stderr),
+//      local close()  → ErrorCode::closed,
+//      anything else  → the stream's error code, prefixed with the server name.
+//
+// Lifecycle: created → start() → open → (close() | over-size line | stream end) →
+// closing → closed. on_close fires exactly once, when the stream has finished; no handler
+// runs after it. Incoming lines are no longer delivered once closing started. Handlers
+// run on `executor` (they come from the stream's callbacks), never inside
+// start()/send()/close(). Destroying the transport destroys the stream (a forced close)
+// and runs no handler. close() before start() makes start() post on_close(closed).
 
 #include <memory>
+#include <string>
 
 #include "mcprt/platform/byte_stream.hpp"
 #include "mcprt/platform/executor.hpp"
@@ -17,7 +33,7 @@ namespace mcprt {
 struct StdioTransportOptions {
   std::size_t max_message_bytes = 64u * 1024 * 1024;
   std::string server_name;  // for logs and errors
-  Logger* logger = nullptr;
+  Logger* logger = nullptr;  // not owned; must outlive the transport; null = no logging
 };
 
 std::unique_ptr<Transport> make_stdio_transport(Executor& executor,

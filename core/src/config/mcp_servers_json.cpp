@@ -1,0 +1,202 @@
+// The `{"mcpServers": {...}}` file format (and VS Code's top-level `servers`).
+
+#include <utility>
+
+#include "framing/utf8.hpp"
+#include "mcprt/config.hpp"
+
+namespace mcprt {
+
+namespace {
+
+// A SAX consumer that accepts everything and records the first syntax error. Used only
+// after the DOM parse already failed, to learn where (nlohmann reports the byte offset
+// to the handler instead of throwing, so no exception is involved).
+class ErrorLocator final : public json::json_sax_t {
+ public:
+  std::size_t position = 0;
+  std::string message;
+  bool failed = false;
+
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t pos, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
+    failed = true;
+    position = pos;
+    message = ex.what();
+    return false;
+  }
+};
+
+// nlohmann's message reads "[json.exception.parse_error.101] parse error at line 3,
+// column 7: syntax error while parsing ..."; keep what follows the position (we report
+// the position ourselves).
+std::string strip_nlohmann_prefix(const std::string& what) {
+  const std::size_t col = what.find("column ");
+  if (col != std::string::npos) {
+    const std::size_t colon = what.find(": ", col);
+    if (colon != std::string::npos) return what.substr(colon + 2);
+  }
+  const std::size_t bracket = what.find("] ");
+  if (bracket != std::string::npos) return what.substr(bracket + 2);
+  return what;
+}
+
+// Line and column (1-based) of the last character read before byte offset `position`,
+// the way nlohmann counts: a newline starts a new line at column 0.
+void line_and_column(std::string_view text, std::size_t position, int* line, int* column) {
+  const std::size_t end = position < text.size() ? position : text.size();
+  std::size_t line_start = 0;
+  int l = 1;
+  for (std::size_t i = 0; i < end; ++i) {
+    if (text[i] == '\n') {
+      ++l;
+      line_start = i + 1;
+    }
+  }
+  *line = l;
+  *column = static_cast<int>(position - line_start);
+}
+
+bool all_whitespace(std::string_view text) {
+  for (char c : text) {
+    if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return false;
+  }
+  return true;
+}
+
+ConfigError file_error(std::string_view path, std::string message) {
+  ConfigError e;
+  e.path = std::string(path);
+  e.message = std::move(message);
+  return e;
+}
+
+// A name list such as `disabledServers`: an array of strings.
+void read_name_list(const json& doc, const char* key, std::string_view path,
+                    std::vector<std::string>& out, std::vector<ConfigError>& errors) {
+  auto it = doc.find(key);
+  if (it == doc.end() || it->is_null()) return;
+  bool ok = it->is_array();
+  if (ok) {
+    for (const auto& v : *it) {
+      if (!v.is_string()) {
+        ok = false;
+        break;
+      }
+    }
+  }
+  if (!ok) {
+    errors.push_back(file_error(path, std::string("\"") + key + "\" must be an array of server names"));
+    return;
+  }
+  for (const auto& v : *it) out.push_back(v.get<std::string>());
+}
+
+}  // namespace
+
+std::string ConfigError::describe() const {
+  std::string out;
+  if (!path.empty()) {
+    out = path;
+    if (line > 0) out += ":" + std::to_string(line) + ":" + std::to_string(column);
+    out += ": ";
+  } else if (line > 0) {
+    out = std::to_string(line) + ":" + std::to_string(column) + ": ";
+  }
+  out += message;
+  return out;
+}
+
+Error ConfigError::to_error() const {
+  json data = {{"path", path}};
+  if (!server.empty()) data["server"] = server;
+  if (line > 0) {
+    data["line"] = line;
+    data["column"] = column;
+  }
+  return Error::make(ErrorCode::invalid_config, describe(), std::move(data));
+}
+
+ParsedConfig parse_mcp_servers_json(std::string_view text, std::string_view path,
+                                    const ParseOptions& options) {
+  if (all_whitespace(text)) {
+    ParsedConfig empty;
+    return empty;
+  }
+  json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false,
+                         options.allow_comments);
+  if (doc.is_discarded()) {
+    ErrorLocator locator;
+    json::sax_parse(text.begin(), text.end(), &locator, json::input_format_t::json,
+                    /*strict=*/true, options.allow_comments);
+    ParsedConfig out;
+    ConfigError e = file_error(path, "invalid JSON");
+    if (locator.failed) {
+      // The message may quote the offending bytes; keep it valid UTF-8 for logs and JSON.
+      e.message += ": " + detail::sanitize_utf8(strip_nlohmann_prefix(locator.message));
+      line_and_column(text, locator.position, &e.line, &e.column);
+    }
+    out.errors.push_back(std::move(e));
+    return out;
+  }
+  return parse_mcp_servers(doc, path, options);
+}
+
+ParsedConfig parse_mcp_servers(const json& doc, std::string_view path,
+                               const ParseOptions& options) {
+  ParsedConfig out;
+  if (!doc.is_object()) {
+    out.errors.push_back(file_error(
+        path, std::string("expected a JSON object at the top level (got ") + doc.type_name() + ")"));
+    return out;
+  }
+
+  read_name_list(doc, "disabledServers", path, out.disabled_servers, out.errors);
+  read_name_list(doc, "enabledServers", path, out.enabled_servers, out.errors);
+
+  auto servers = doc.find(options.servers_key);
+  if (servers == doc.end() || servers->is_null()) return out;
+  out.found_servers_key = true;
+  if (!servers->is_object()) {
+    out.errors.push_back(file_error(path, "\"" + options.servers_key + "\" must be an object (got " +
+                                              servers->type_name() + ")"));
+    return out;
+  }
+
+  ParseOptions entry_options = options;
+  if (entry_options.source.path.empty()) entry_options.source.path = std::string(path);
+
+  for (auto it = servers->begin(); it != servers->end(); ++it) {
+    std::vector<std::string> warnings;
+    Result<ServerConfig> cfg = parse_server_entry(it.key(), it.value(), entry_options, &warnings);
+    for (auto& w : warnings) {
+      ConfigError e = file_error(path, std::move(w));
+      e.server = it.key();
+      out.warnings.push_back(std::move(e));
+    }
+    Status valid = cfg.ok() && options.validate ? validate_server_config(*cfg, options.validation)
+                                                : Status{};
+    if (!cfg.ok() || !valid.ok()) {
+      ConfigError e = file_error(path, cfg.ok() ? valid.error().message : cfg.error().message);
+      e.server = it.key();
+      out.errors.push_back(std::move(e));
+      continue;
+    }
+    out.servers.push_back(std::move(cfg).value());
+  }
+  return out;
+}
+
+}  // namespace mcprt

@@ -1,0 +1,496 @@
+// ServerConfig: parsing one `mcpServers` entry (shape) and validating it (meaning).
+
+#include <cctype>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "mcprt/config.hpp"
+
+namespace mcprt {
+
+namespace {
+
+// Entries deeper than this are rejected before anything copies them: nlohmann's copy and
+// dump recurse, and a config has no business being deeply nested.
+constexpr int kMaxEntryDepth = 64;
+// Larger millisecond values are certainly mistakes (and would overflow conversions).
+constexpr double kMaxMillis = 1e15;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string server_prefix(std::string_view name) {
+  return "Server \"" + std::string(name) + "\": ";
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i) out += sep;
+    out += parts[i];
+  }
+  return out;
+}
+
+// Depth of a JSON value without recursion (the check must itself be safe on hostile input).
+bool deeper_than(const json& root, int limit) {
+  std::vector<std::pair<const json*, int>> stack{{&root, 1}};
+  while (!stack.empty()) {
+    auto [v, d] = stack.back();
+    stack.pop_back();
+    if (d > limit) return true;
+    if (v->is_structured()) {
+      for (const auto& child : *v) {
+        if (child.is_structured()) stack.emplace_back(&child, d + 1);
+      }
+    }
+  }
+  return false;
+}
+
+const json* field(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it == obj.end() ? nullptr : &*it;
+}
+
+// Collects the shape problems of one entry.
+class EntryReader {
+ public:
+  explicit EntryReader(const json& entry) : entry_(entry) {}
+  std::vector<std::string> problems;
+
+  std::optional<std::string> string(const char* key) {
+    const json* v = field(entry_, key);
+    if (!v || v->is_null()) return std::nullopt;
+    if (!v->is_string()) {
+      problems.push_back(quoted(key) + " must be a string (got " + v->type_name() + ")");
+      return std::nullopt;
+    }
+    return v->get_ref<const std::string&>();
+  }
+
+  std::vector<std::string> string_array(const char* key) {
+    std::vector<std::string> out;
+    const json* v = field(entry_, key);
+    if (!v || v->is_null()) return out;
+    if (!v->is_array()) {
+      problems.push_back(quoted(key) + " must be an array of strings (got " + v->type_name() + ")");
+      return out;
+    }
+    for (std::size_t i = 0; i < v->size(); ++i) {
+      const json& item = (*v)[i];
+      if (!item.is_string()) {
+        problems.push_back(quoted(key) + " must be an array of strings (item " + std::to_string(i) +
+                           " is " + item.type_name() + ")");
+        return {};
+      }
+      out.push_back(item.get_ref<const std::string&>());
+    }
+    return out;
+  }
+
+  std::map<std::string, std::string> string_map(const char* key) {
+    std::map<std::string, std::string> out;
+    const json* v = field(entry_, key);
+    if (!v || v->is_null()) return out;
+    if (!v->is_object()) {
+      problems.push_back(quoted(key) + " must be an object with string values (got " +
+                         v->type_name() + ")");
+      return out;
+    }
+    for (auto it = v->begin(); it != v->end(); ++it) {
+      if (!it.value().is_string()) {
+        problems.push_back(quoted(key) + " must be an object with string values (\"" + it.key() +
+                           "\" is " + it.value().type_name() + ")");
+        return {};
+      }
+      out.emplace(it.key(), it.value().get_ref<const std::string&>());
+    }
+    return out;
+  }
+
+  // A non-negative number (of `unit`), or a string holding one (as some files write).
+  std::optional<long long> number(const char* key, const char* unit) {
+    const json* v = field(entry_, key);
+    if (!v || v->is_null()) return std::nullopt;
+    std::optional<double> d;
+    if (v->is_number()) {
+      d = v->get<double>();
+    } else if (v->is_string()) {
+      d = parse_decimal(v->get_ref<const std::string&>());
+    }
+    if (!d || !(*d >= 0) || *d > kMaxMillis) {
+      problems.push_back(quoted(key) + " must be a non-negative number of " + unit + " (got " +
+                         describe_value(*v) + ")");
+      return std::nullopt;
+    }
+    return static_cast<long long>(*d);
+  }
+
+  // `enabled`: true/false, or the strings "true"/"false"/"1"/"0".
+  std::optional<bool> flag(const char* key) {
+    const json* v = field(entry_, key);
+    if (!v || v->is_null()) return std::nullopt;
+    if (v->is_boolean()) return v->get<bool>();
+    if (v->is_string()) {
+      const std::string s = lower(v->get_ref<const std::string&>());
+      if (s == "true" || s == "1") return true;
+      if (s == "false" || s == "0") return false;
+    }
+    problems.push_back(quoted(key) + " must be true, false, \"true\", \"false\", \"1\" or \"0\" (got " +
+                       describe_value(*v) + ")");
+    return std::nullopt;
+  }
+
+  static std::string quoted(std::string_view key) { return "\"" + std::string(key) + "\""; }
+
+  // A short rendering of a bad value for a message: its type, or a short scalar.
+  static std::string describe_value(const json& v) {
+    if (v.is_structured()) return v.type_name();
+    std::string s = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (s.size() > 40) s = s.substr(0, 37) + "...";
+    return s;
+  }
+
+ private:
+  static std::optional<double> parse_decimal(const std::string& s) {
+    if (s.empty() || s.size() > 32) return std::nullopt;
+    bool dot = false, digit = false;
+    for (char c : s) {
+      if (c >= '0' && c <= '9') {
+        digit = true;
+      } else if (c == '.' && !dot) {
+        dot = true;
+      } else {
+        return std::nullopt;
+      }
+    }
+    if (!digit) return std::nullopt;
+    double v = 0;
+    double scale = 0;
+    for (char c : s) {
+      if (c == '.') {
+        scale = 1;
+        continue;
+      }
+      if (scale == 0) {
+        v = v * 10 + (c - '0');
+      } else {
+        scale /= 10;
+        v += (c - '0') * scale;
+      }
+    }
+    return v;
+  }
+
+  const json& entry_;
+};
+
+void read_reconnect(const json* v, ReconnectPolicy& out, std::vector<std::string>& problems) {
+  if (!v || v->is_null()) return;
+  if (v->is_boolean()) {
+    out.enabled = v->get<bool>();
+    return;
+  }
+  if (!v->is_object()) {
+    problems.push_back("\"reconnect\" must be true, false or {maxAttempts, initialDelayMs, maxDelayMs} (got " +
+                       std::string(v->type_name()) + ")");
+    return;
+  }
+  EntryReader r(*v);
+  if (auto e = r.flag("enabled")) {
+    out.enabled = *e;
+  } else {
+    out.enabled = true;
+  }
+  if (auto n = r.number("maxAttempts", "attempts")) {
+    out.max_attempts = *n > 1000000 ? 1000000 : static_cast<int>(*n);
+  }
+  if (auto n = r.number("initialDelayMs", "milliseconds")) out.initial_delay_ms = *n;
+  if (auto n = r.number("maxDelayMs", "milliseconds")) out.max_delay_ms = *n;
+  for (auto& p : r.problems) problems.push_back("in \"reconnect\": " + p);
+}
+
+void read_auth(const json* v, AuthConfig& out, std::vector<std::string>& problems) {
+  if (!v || v->is_null()) return;
+  if (!v->is_object()) {
+    problems.push_back("\"auth\" must be an object {type: \"bearer\"|\"oauth\", credentialId?} (got " +
+                       std::string(v->type_name()) + ")");
+    return;
+  }
+  EntryReader r(*v);
+  const auto type = r.string("type");
+  if (!type) {
+    if (r.problems.empty()) r.problems.push_back("\"type\" is required (\"bearer\" or \"oauth\")");
+  } else if (lower(*type) == "bearer") {
+    out.type = AuthType::bearer;
+  } else if (lower(*type) == "oauth") {
+    out.type = AuthType::oauth;
+  } else {
+    r.problems.push_back("unknown type \"" + *type + "\" (expected \"bearer\" or \"oauth\")");
+  }
+  if (auto id = r.string("credentialId")) out.credential_id = *id;
+  for (auto& p : r.problems) problems.push_back("in \"auth\": " + p);
+}
+
+// Notes values that only VS Code can resolve (`${input:...}` prompts the user).
+void find_input_variables(const json& v, bool& found) {
+  std::vector<const json*> stack{&v};
+  while (!stack.empty() && !found) {
+    const json* cur = stack.back();
+    stack.pop_back();
+    if (cur->is_string()) {
+      if (cur->get_ref<const std::string&>().find("${input:") != std::string::npos) found = true;
+    } else if (cur->is_structured()) {
+      for (const auto& c : *cur) stack.push_back(&c);
+    }
+  }
+}
+
+}  // namespace
+
+const char* to_string(TransportType type) {
+  switch (type) {
+    case TransportType::stdio: return "stdio";
+    case TransportType::http: return "http";
+    case TransportType::sse: return "sse";
+  }
+  return "unknown";
+}
+
+std::optional<TransportType> parse_transport_type(std::string_view text) {
+  const std::string t = lower(text);
+  if (t == "stdio") return TransportType::stdio;
+  if (t == "http" || t == "streamable-http" || t == "streamablehttp") return TransportType::http;
+  if (t == "sse") return TransportType::sse;
+  return std::nullopt;
+}
+
+const char* to_string(AuthType type) {
+  switch (type) {
+    case AuthType::none: return "none";
+    case AuthType::bearer: return "bearer";
+    case AuthType::oauth: return "oauth";
+  }
+  return "unknown";
+}
+
+const char* to_string(SourceInfo::Level level) {
+  switch (level) {
+    case SourceInfo::Level::user: return "user";
+    case SourceInfo::Level::project: return "project";
+    case SourceInfo::Level::native: return "native";
+  }
+  return "unknown";
+}
+
+Result<ServerConfig> parse_server_entry(std::string name, const json& entry,
+                                        const ParseOptions& options,
+                                        std::vector<std::string>* warnings) {
+  const std::string prefix = server_prefix(name);
+  if (!entry.is_object()) {
+    return Error::make(ErrorCode::invalid_config,
+                       prefix + "entry must be a JSON object (got " + entry.type_name() + ")");
+  }
+  if (deeper_than(entry, kMaxEntryDepth)) {
+    return Error::make(ErrorCode::invalid_config,
+                       prefix + "entry is nested more than " + std::to_string(kMaxEntryDepth) +
+                           " levels deep");
+  }
+
+  ServerConfig cfg;
+  cfg.name = std::move(name);
+  EntryReader r(entry);
+
+  // `type` wins over `transport` (older files and some clients use the latter).
+  std::optional<std::string> type = r.string("type");
+  if (!type && !field(entry, "type")) type = r.string("transport");
+
+  if (auto v = r.string("command")) cfg.command = *v;
+  cfg.args = r.string_array("args");
+  cfg.env = r.string_map("env");
+  if (auto v = r.string("cwd")) cfg.cwd = *v;
+  if (auto v = r.string("envPolicy")) {
+    if (*v == "literal") {
+      cfg.env_literal = true;
+    } else if (warnings) {
+      warnings->push_back(prefix + "unknown \"envPolicy\" \"" + *v + "\" ignored (only \"literal\" is known)");
+    }
+  }
+  if (auto v = r.string("url")) cfg.url = *v;
+  cfg.headers = r.string_map("headers");
+  if (auto v = r.string("headerPolicy")) {
+    if (*v == "origin-locked") {
+      cfg.origin_locked = true;
+    } else if (warnings) {
+      warnings->push_back(prefix + "unknown \"headerPolicy\" \"" + *v +
+                          "\" ignored (only \"origin-locked\" is known)");
+    }
+  }
+
+  if (auto v = r.flag("enabled")) cfg.enabled = *v;
+  cfg.timeout_ms = r.number("timeout", "milliseconds");
+  cfg.tool_timeout_ms = r.number("toolTimeout", "milliseconds");
+  cfg.include_tools = r.string_array("includeTools");
+  cfg.exclude_tools = r.string_array("excludeTools");
+  read_reconnect(field(entry, "reconnect"), cfg.reconnect, r.problems);
+  read_auth(field(entry, "auth"), cfg.auth, r.problems);
+
+  if (type) {
+    if (auto t = parse_transport_type(*type)) {
+      cfg.type = *t;
+      cfg.type_explicit = true;
+    } else {
+      r.problems.push_back("unknown server type \"" + *type +
+                           "\" (expected \"stdio\", \"http\" or \"sse\")");
+    }
+  } else if (!cfg.command.empty()) {
+    cfg.type = TransportType::stdio;
+  } else if (!cfg.url.empty()) {
+    cfg.type = TransportType::http;
+  }
+
+  if (!r.problems.empty()) {
+    return Error::make(ErrorCode::invalid_config, prefix + join(r.problems, "; "));
+  }
+
+  if (warnings) {
+    bool has_input = false;
+    find_input_variables(entry, has_input);
+    if (has_input) {
+      warnings->push_back(prefix +
+                          "${input:...} variables are not supported; those values are used as written");
+    }
+  }
+
+  cfg.raw = entry;
+  cfg.source = options.source;
+  return cfg;
+}
+
+Status validate_server_name(std::string_view name) {
+  const std::string prefix = server_prefix(name);
+  if (name.empty()) return Error::make(ErrorCode::invalid_config, prefix + "name cannot be empty");
+  if (name.size() > kMaxServerNameLength) {
+    return Error::make(ErrorCode::invalid_config,
+                       prefix + "name is too long (" + std::to_string(name.size()) +
+                           " characters, max " + std::to_string(kMaxServerNameLength) + ")");
+  }
+  for (char c : name) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '.' || c == ':' || c == '-';
+    if (!ok) {
+      return Error::make(ErrorCode::invalid_config,
+                         prefix + "name can only contain letters, digits, '_', '.', ':' and '-'");
+    }
+  }
+  return {};
+}
+
+bool is_valid_http_url(std::string_view url) {
+  for (char c : url) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u <= 0x20 || u == 0x7F) return false;  // spaces and control characters
+  }
+  const std::size_t sep = url.find("://");
+  if (sep == std::string_view::npos) return false;
+  const std::string scheme = lower(url.substr(0, sep));
+  if (scheme != "http" && scheme != "https") return false;
+
+  std::string_view rest = url.substr(sep + 3);
+  std::string_view authority = rest.substr(0, rest.find_first_of("/?#"));
+  if (const std::size_t at = authority.rfind('@'); at != std::string_view::npos) {
+    authority.remove_prefix(at + 1);  // userinfo
+  }
+  std::string_view host = authority;
+  std::string_view port;
+  if (!authority.empty() && authority.front() == '[') {
+    const std::size_t close = authority.find(']');
+    if (close == std::string_view::npos || close == 1) return false;
+    host = authority.substr(1, close - 1);
+    for (char c : host) {
+      if (!std::isxdigit(static_cast<unsigned char>(c)) && c != ':' && c != '.') return false;
+    }
+    std::string_view after = authority.substr(close + 1);
+    if (!after.empty()) {
+      if (after.front() != ':') return false;
+      port = after.substr(1);
+    }
+  } else {
+    if (const std::size_t colon = authority.rfind(':'); colon != std::string_view::npos) {
+      host = authority.substr(0, colon);
+      port = authority.substr(colon + 1);
+    }
+    if (host.empty()) return false;
+    for (char c : host) {
+      const auto u = static_cast<unsigned char>(c);
+      const bool ok = std::isalnum(u) || c == '-' || c == '.' || c == '_' || c == '~' || c == '%' ||
+                      u >= 0x80;
+      if (!ok) return false;
+    }
+  }
+  if (port.size() > 5) return false;
+  long value = 0;
+  for (char c : port) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + (c - '0');
+  }
+  return value <= 65535;
+}
+
+Status validate_server_config(const ServerConfig& config, const ValidationOptions& options) {
+  std::vector<std::string> problems;
+  if (Status name = validate_server_name(config.name); !name) {
+    std::string m = name.error().message;
+    m.erase(0, server_prefix(config.name).size());
+    problems.push_back(std::move(m));
+  }
+
+  const bool has_command = !config.command.empty();
+  const bool has_url = !config.url.empty();
+  if (has_command && has_url) {
+    problems.push_back(
+        "both \"command\" and \"url\" are set; a server is either stdio (command) or http/sse (url)");
+  } else if (config.type == TransportType::stdio) {
+    if (!has_command) {
+      problems.push_back(config.type_explicit ? "stdio server needs \"command\""
+                                              : "needs \"command\" (stdio) or \"url\" (http/sse)");
+    }
+  } else if (!has_url) {
+    problems.push_back(std::string(to_string(config.type)) + " server needs \"url\"");
+  }
+
+  if (has_url && !has_command && config.type != TransportType::stdio &&
+      !is_valid_http_url(config.url)) {
+    // Only the part before any query: query strings often carry API keys.
+    std::string shown = config.url.substr(0, config.url.find_first_of("?#"));
+    if (shown.size() > 200) shown = shown.substr(0, 200) + "...";
+    problems.push_back("\"url\" must be an absolute http:// or https:// URL (got \"" + shown + "\")");
+  }
+
+  if (config.timeout_ms && *config.timeout_ms < 0) {
+    problems.push_back("\"timeout\" must be a non-negative number of milliseconds");
+  }
+  if (config.tool_timeout_ms && *config.tool_timeout_ms < 0) {
+    problems.push_back("\"toolTimeout\" must be a non-negative number of milliseconds");
+  }
+  if (config.reconnect.max_attempts < 0 || config.reconnect.initial_delay_ms < 0 ||
+      config.reconnect.max_delay_ms < 0) {
+    problems.push_back("\"reconnect\" values must be non-negative");
+  }
+
+  if (config.type == TransportType::stdio && !options.stdio_available) {
+    problems.push_back(
+        "stdio servers are not available in the browser (the web build connects to http and sse "
+        "servers only)");
+  }
+
+  if (problems.empty()) return {};
+  return Error::make(ErrorCode::invalid_config, server_prefix(config.name) + join(problems, "; "));
+}
+
+}  // namespace mcprt
