@@ -7,13 +7,20 @@
 //   session->call_tool("echo", {{"message","hi"}}, CallOptions{...}, [&](Result<json> r) {...});
 //
 // Server requests are answered: ping → {}, roots/list → the session cwd as a file:// root,
-// anything else → -32601. Notifications are handed to `ClientOptions::on_notification`
-// (list_changed, message, ...) after the session consumed what it needs (progress).
+// anything else → -32601. Progress notifications go to the CallOptions::on_progress of the
+// call they belong to; every other notification (list_changed, message, cancelled, ...) is
+// handed to `ClientOptions::on_notification`. `notifications/message` is also written to
+// the logger (level mapped, prefixed with the server name).
+//
+// Errors: every Error a session reports has its message prefixed `Server "<name>": ` when
+// ClientOptions::server_name is set. Codes are kept (wire errors stay ErrorCode::wire with
+// their JSON-RPC code).
 //
 // Threading and lifetime: single-threaded on `executor`. Every callback runs on the
 // executor, never inside the call that started it, and never after the session is
-// destroyed. Create through `create` (shared ownership lets in-flight callbacks check
-// liveness).
+// destroyed (destroying the session closes the transport). The executor and the logger
+// must outlive the session. Create through `create`; the session's state lives in a shared
+// Impl that in-flight callbacks reach through weak references.
 
 #include <functional>
 #include <memory>
@@ -52,12 +59,14 @@ struct ClientOptions {
   Millis request_timeout{30000};
   // Root answered to roots/list (an absolute path; empty = no roots).
   std::string roots_cwd;
-  // Notifications other than progress (and also list_changed etc.).
+  // Server notifications except notifications/progress (list_changed, message, ...).
   std::function<void(const std::string& method, const json& params)> on_notification;
-  // The connection closed after connect succeeded (or during it). Fires once.
+  // The connection ended, for any reason (transport closed or failed, close() called, or
+  // a failed connect closed it). Fires once, after pending requests were failed and after
+  // connect's callback when the handshake was still running.
   std::function<void(const Error&)> on_close;
   Logger* logger = nullptr;
-  // tools/list guards.
+  // tools/list guard: fail after this many pages (0 = no limit).
   std::size_t max_list_pages = 1000;
 };
 
@@ -75,7 +84,7 @@ struct CallOptions {
   std::function<void(const json& progress_params)> on_progress;
 };
 
-class ClientSession : public std::enable_shared_from_this<ClientSession> {
+class ClientSession {
  public:
   enum class State {
     idle,        // → connecting (connect)
@@ -89,28 +98,40 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
                                                ClientOptions options);
   ~ClientSession();
 
-  // Runs the handshake. On failure the transport is closed and the error names the
+  // Runs the handshake: initialize (newest protocol version, roots capability,
+  // client_info) → check the server's protocolVersion → notifications/initialized, all
+  // under connect_timeout. On failure the transport is closed and the error names the
   // server (e.g. `Server "x": unsupported protocol version "1999-01-01" (client supports
-  // 2025-11-25, ...)`). `done` fires once.
+  // 2025-11-25, ...)`). `done` fires once (posted), also when connect() is called twice
+  // (invalid_argument) or close() interrupts it (closed).
   void connect(std::function<void(Status)> done);
 
-  // tools/list, following nextCursor until absent. Fails after max_list_pages pages or on
-  // a repeated cursor. Returns the raw tool definitions.
+  // tools/list, following nextCursor until absent (an empty nextCursor counts as absent).
+  // Fails after max_list_pages pages or on a repeated cursor (ErrorCode::protocol), and
+  // when a page's `tools` is not an array. Entries that are not objects with a string
+  // `name` are dropped with a warning. Each page is one request under request_timeout;
+  // `signal` aborts the page in flight. Returns the raw tool definitions.
+  // Like every call below, fails with not_connected (posted) unless the session is ready.
   void list_tools(std::function<void(Result<std::vector<json>>)> done,
                   AbortSignal signal = {});
 
-  // tools/call. The result is the raw CallToolResult object (content, isError, ...).
-  // A JSON-RPC error answer is an Error (wire); isError results are successes here.
+  // tools/call {name, arguments} (null arguments are sent as {}). The result is the raw
+  // CallToolResult object (content, isError, ...). A JSON-RPC error answer is an Error
+  // (wire); isError results are successes here. Timeouts, aborts and progress follow
+  // CallOptions (see RpcPeer: an abort or timeout sends notifications/cancelled).
   void call_tool(const std::string& name, json arguments, CallOptions options,
                  std::function<void(Result<json>)> done);
 
+  // ping → Status (an empty result object is success).
   void ping(std::function<void(Status)> done, Millis timeout = Millis(0));
 
   // Generic request for methods the session does not wrap yet (resources, prompts).
+  // Only once ready; errors (returned or passed to `done`) are prefixed like all others.
   Result<json> request(const std::string& method, json params, RequestOptions options,
                        ResponseCallback done);
 
-  // Closes the connection; pending requests fail once with ErrorCode::closed.
+  // Closes the connection; pending requests fail once with ErrorCode::closed, a running
+  // connect() fails with ErrorCode::closed. Idempotent.
   void close();
 
   State state() const;
@@ -121,7 +142,7 @@ class ClientSession : public std::enable_shared_from_this<ClientSession> {
  private:
   ClientSession(Executor& executor, std::unique_ptr<Transport> transport, ClientOptions options);
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  std::shared_ptr<Impl> impl_;
 };
 
 }  // namespace mcprt

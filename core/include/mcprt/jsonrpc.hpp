@@ -4,17 +4,28 @@
 // dispatches incoming requests and notifications to handlers.
 //
 // Rules (SPEC §3.4, STYLE 6):
-//  - request ids are per peer, increasing integers starting at 0 or 1 (id 0 is valid);
+//  - request ids are per peer, increasing integers starting at 0 (id 0 is valid and is
+//    never tested for truthiness); incoming ids of any valid type (number or string) are
+//    echoed back unchanged;
 //  - each request has a deadline (timeout); progress may reset it, bounded by a total cap;
 //  - an aborted or timed-out request sends `notifications/cancelled {requestId, reason}`
-//    and completes locally (aborted / timeout); a late response is ignored;
+//    (never for `initialize`, which MCP forbids cancelling) and completes locally with
+//    ErrorCode::aborted / ErrorCode::timeout ("Request tools/call timed out after 5000 ms");
+//    a late response is ignored;
 //  - when the transport closes, every pending request fails exactly once with the close
 //    error (closed / exited ...), and later requests fail at once with not_connected;
-//  - responses with unknown ids are ignored (logged at debug level), never fatal;
-//  - incoming requests are answered by the request handler (default: -32601).
+//  - responses with unknown ids are ignored (logged at debug level), never fatal; a
+//    response id that is a string of digits ("7") matches request 7;
+//  - incoming requests are answered by the request handler (default: -32601);
+//  - malformed input never crashes the peer: a broken request is answered with -32600,
+//    a broken response fails the request it names with ErrorCode::protocol, anything else
+//    is logged and dropped; a batch (array) is handled element by element.
 //
-// Threading: single-threaded, on the executor given at construction. All callbacks run
-// on that executor, never inside the call that started them.
+// Threading: single-threaded, on the executor given at construction. Every completion
+// (ResponseCallback, on_close) is posted to that executor, never run inside the call that
+// started it. on_request / on_notification / on_progress run from the transport's message
+// callback (already on the executor). The executor and the logger must outlive the peer.
+// Lifetime: after the peer is destroyed no callback runs; the transport is closed.
 
 #include <functional>
 #include <memory>
@@ -70,15 +81,22 @@ class RpcPeer {
   RpcPeer(const RpcPeer&) = delete;
   RpcPeer& operator=(const RpcPeer&) = delete;
 
+  // Starts the transport and installs the handlers. Call once; later calls are ignored.
   void start(Handlers handlers);
 
-  // Sends a request. Returns the request id, or an error (closed, invalid) when it could
-  // not be sent — then `done` never fires. Otherwise `done` fires exactly once.
+  // Sends a request. Returns the request id, or an error when it could not be sent
+  // (not_connected after close, aborted when options.signal already aborted,
+  // invalid_argument when progress was asked for but params is not an object, or the
+  // transport's send error) — then `done` never fires. Otherwise `done` fires exactly once.
+  // `params` null means "no params member".
   Result<json> request(const std::string& method, json params, RequestOptions options,
                        ResponseCallback done);
-  Status notify(const std::string& method, json params);
+  // Sends a notification (params null = none). Fails at once with not_connected after close.
+  Status notify(const std::string& method, json params = nullptr);
 
-  // Closes the transport; pending requests fail once with ErrorCode::closed.
+  // Closes the transport; pending requests fail once with ErrorCode::closed (at once,
+  // posted), and Handlers::on_close fires when the transport reports it closed.
+  // Idempotent.
   void close();
   bool closed() const;
   std::size_t pending_count() const;
