@@ -1,0 +1,340 @@
+#include "protocol/http_common.hpp"
+
+#include <utility>
+
+#include "framing/utf8.hpp"
+#include "mcprt/url.hpp"
+
+namespace mcprt::detail {
+
+namespace {
+
+bool is_redirect(int status) {
+  return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' ||
+                        s.front() == '\n')) {
+    s.remove_prefix(1);
+  }
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' ||
+                        s.back() == '\n')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+}  // namespace
+
+// --- HttpConnection ----------------------------------------------------------------------
+
+HttpConnection::HttpConnection(Executor& executor, HttpClient& client,
+                               HttpTransportOptions options)
+    : executor_(&executor),
+      client_(&client),
+      options_(std::move(options)),
+      prefix_(options_.server_name.empty() ? std::string()
+                                           : "Server \"" + options_.server_name + "\": "),
+      logger_(options_.logger ? options_.logger : &null_logger_),
+      config_has_authorization_(options_.headers.has("Authorization")) {}
+
+Error HttpConnection::named(Error e) const {
+  if (!prefix_.empty() && e.message.compare(0, prefix_.size(), prefix_) != 0) {
+    e.message = prefix_ + e.message;
+  }
+  return e;
+}
+
+bool HttpConnection::credentials_allowed_for(std::string_view url) const {
+  return !options_.origin_locked || same_origin(url, options_.url);
+}
+
+bool HttpConnection::uses_storage_token() const {
+  return options_.auth_storage != nullptr && !config_has_authorization_;
+}
+
+std::string HttpConnection::add_credentials(std::string_view url, HttpHeaders& headers) const {
+  if (!credentials_allowed_for(url)) return {};
+  for (const HttpHeader& h : options_.headers) headers.add(h.name, h.value);
+  if (!uses_storage_token() || token_.empty()) return {};
+  headers.set("Authorization", "Bearer " + token_);
+  return token_;
+}
+
+AuthRequest HttpConnection::auth_request() const {
+  return AuthRequest{options_.server_name, options_.credential_id, options_.url};
+}
+
+void HttpConnection::when_token_ready(std::function<void()> ready) {
+  if (!uses_storage_token() || token_state_ == TokenState::ready) {
+    ready();
+    return;
+  }
+  token_waiters_.push_back(std::move(ready));
+  if (token_state_ == TokenState::fetching) return;
+  token_state_ = TokenState::fetching;
+  std::weak_ptr<HttpConnection> weak = weak_from_this();
+  options_.auth_storage->get_token(auth_request(),
+                                   [weak](Result<std::optional<std::string>> result) {
+                                     if (auto self = weak.lock()) {
+                                       self->on_token(std::move(result), "get");
+                                     }
+                                   });
+}
+
+void HttpConnection::refresh_token(const std::string& rejected, std::function<void()> done) {
+  // Someone else already replaced the rejected token: just retry with the new one.
+  if (!uses_storage_token() || token_state_ != TokenState::ready || token_ != rejected) {
+    done();
+    return;
+  }
+  refresh_waiters_.push_back(std::move(done));
+  if (refreshing_) return;
+  refreshing_ = true;
+  std::weak_ptr<HttpConnection> weak = weak_from_this();
+  options_.auth_storage->refresh_token(auth_request(), rejected,
+                                       [weak](Result<std::optional<std::string>> result) {
+                                         if (auto self = weak.lock()) {
+                                           self->on_token(std::move(result), "refresh");
+                                         }
+                                       });
+}
+
+void HttpConnection::on_token(Result<std::optional<std::string>> result, const char* what) {
+  const bool refresh = std::string_view(what) == "refresh";
+  if (!result) {
+    // A broken storage must not stop the connection: go on without a token and let the
+    // server say 401 if it needs one.
+    log().warn(prefix_ + "could not " + what + " a token from the auth storage: " +
+               result.error().describe());
+    if (refresh) token_.clear();
+  } else if (result.value()) {
+    token_ = *result.value();
+  } else if (refresh) {
+    token_.clear();
+  }
+  std::deque<std::function<void()>> waiters;
+  if (refresh) {
+    refreshing_ = false;
+    waiters.swap(refresh_waiters_);
+  } else {
+    token_state_ = TokenState::ready;
+    waiters.swap(token_waiters_);
+  }
+  for (auto& w : waiters) w();
+}
+
+Error HttpConnection::http_status_error(int status, const std::string& url,
+                                        std::string_view body) const {
+  const std::string shown = sanitize_utf8(trim(utf8_prefix(body, kErrorBodyBytes)));
+  std::string message = "HTTP " + std::to_string(status) + " from " + url;
+  if (!shown.empty()) message += ": " + shown;
+  return Error::make(ErrorCode::http_status, std::move(message),
+                     json{{"status", status}, {"url", url}, {"body", shown}});
+}
+
+// --- HttpCall ------------------------------------------------------------------------
+
+HttpCall::HttpCall(std::shared_ptr<HttpConnection> conn, Spec spec, Events events)
+    : conn_(std::move(conn)), spec_(std::move(spec)), events_(std::move(events)), url_(spec_.url) {}
+
+HttpCall::~HttpCall() = default;
+
+std::shared_ptr<HttpCall> HttpCall::start(std::shared_ptr<HttpConnection> conn, Spec spec,
+                                          Events events) {
+  std::shared_ptr<HttpCall> call(new HttpCall(std::move(conn), std::move(spec), std::move(events)));
+  std::weak_ptr<HttpCall> weak = call;
+  call->conn_->when_token_ready([weak] {
+    if (auto self = weak.lock(); self && !self->cancelled_) self->send_attempt();
+  });
+  return call;
+}
+
+void HttpCall::cancel() {
+  cancelled_ = true;
+  handle_.reset();  // aborts: no platform callback runs after this
+}
+
+void HttpCall::send_attempt() {
+  HttpRequest request;
+  request.method = spec_.method;
+  request.url = url_;
+  request.body = spec_.body;
+  request.timeout_ms = spec_.timeout_ms;
+  // With origin-locked credentials the core follows redirects itself, so that each hop
+  // gets only the headers its origin may see.
+  request.follow_redirects = spec_.method == "GET" && !conn_->options().origin_locked;
+  request.max_redirects = conn_->options().max_redirects;
+  sent_token_ = conn_->add_credentials(url_, request.headers);
+  if (events_.decorate) events_.decorate(request.headers);
+
+  mode_ = Mode::awaiting_head;
+  status_ = 0;
+  error_headers_ = {};
+  error_body_.clear();
+
+  std::weak_ptr<HttpCall> weak = weak_from_this();
+  HttpCallbacks callbacks;
+  callbacks.on_response_head = [weak](const HttpResponseHead& head) {
+    if (auto self = weak.lock(); self && !self->cancelled_ && !self->done_) self->on_head(head);
+  };
+  callbacks.on_body_chunk = [weak](std::string_view bytes) {
+    if (auto self = weak.lock(); self && !self->cancelled_ && !self->done_) self->on_chunk(bytes);
+  };
+  callbacks.on_complete = [weak](Status status) {
+    if (auto self = weak.lock(); self && !self->cancelled_ && !self->done_) {
+      self->on_complete(std::move(status));
+    }
+  };
+  auto handle = conn_->client().send(std::move(request), std::move(callbacks));
+  if (!handle) {
+    // Never report inside the call that started us (start() may run inside send()).
+    Error error = std::move(handle).error();
+    conn_->executor().post([weak, error = std::move(error)]() mutable {
+      if (auto self = weak.lock(); self && !self->cancelled_) self->fail({std::move(error), 0, {}});
+    });
+    return;
+  }
+  handle_ = std::move(handle).value();
+}
+
+void HttpCall::on_head(const HttpResponseHead& head) {
+  status_ = head.status;
+  if (status_ >= 200 && status_ < 300) {
+    mode_ = Mode::streaming;
+    HttpResponseHead h = head;
+    if (h.final_url.empty()) {
+      h.final_url = url_;
+    } else {
+      url_ = h.final_url;
+    }
+    if (events_.on_head) events_.on_head(h);
+    return;
+  }
+
+  const std::string* location = head.headers.find("Location");
+  if (is_redirect(status_) && spec_.method == "GET" && location) {
+    if (redirects_ >= conn_->options().max_redirects) {
+      fail({Error::make(ErrorCode::http_status,
+                        "HTTP " + std::to_string(status_) + " from " + url_ +
+                            ": too many redirects (more than " +
+                            std::to_string(conn_->options().max_redirects) + ")",
+                        json{{"status", status_}, {"url", url_}}),
+            status_, head.headers});
+      return;
+    }
+    const std::optional<std::string> target = resolve_url(url_, *location);
+    if (!target) {
+      fail({Error::make(ErrorCode::protocol,
+                        "HTTP " + std::to_string(status_) + " from " + url_ +
+                            " redirects to an invalid URL: " + sanitize_utf8(utf8_prefix(*location, 200)),
+                        json{{"status", status_}, {"url", url_}}),
+            status_, head.headers});
+      return;
+    }
+    ++redirects_;
+    url_ = *target;
+    handle_.reset();
+    send_attempt();
+    return;
+  }
+
+  if ((status_ == 401 || status_ == 403) && spec_.allow_auth_retry && !auth_retried_ &&
+      conn_->uses_storage_token()) {
+    auth_retried_ = true;
+    handle_.reset();
+    std::weak_ptr<HttpCall> weak = weak_from_this();
+    conn_->refresh_token(sent_token_, [weak] {
+      if (auto self = weak.lock(); self && !self->cancelled_ && !self->done_) self->send_attempt();
+    });
+    return;
+  }
+
+  mode_ = Mode::collecting_error;
+  error_headers_ = head.headers;
+}
+
+void HttpCall::on_chunk(std::string_view bytes) {
+  if (mode_ == Mode::streaming) {
+    if (events_.on_chunk) events_.on_chunk(bytes);
+    return;
+  }
+  if (mode_ != Mode::collecting_error) return;
+  const std::size_t room = kErrorBodyBytes - error_body_.size();
+  error_body_.append(bytes.substr(0, room));
+  if (error_body_.size() >= kErrorBodyBytes) {
+    handle_.reset();  // enough to explain the failure; do not download the rest
+    finish_failure();
+  }
+}
+
+void HttpCall::on_complete(Status status) {
+  switch (mode_) {
+    case Mode::awaiting_head: {
+      Error e = status ? Error::make(ErrorCode::transport, "no response") : std::move(status).error();
+      e.message = spec_.method + " " + url_ + " failed: " + e.message;
+      fail({std::move(e), 0, {}});
+      return;
+    }
+    case Mode::streaming: {
+      done_ = true;
+      handle_.reset();
+      if (events_.on_end) events_.on_end(std::move(status));
+      return;
+    }
+    case Mode::collecting_error:
+      finish_failure();
+      return;
+  }
+}
+
+void HttpCall::finish_failure() {
+  fail({conn_->http_status_error(status_, url_, error_body_), status_, error_headers_});
+}
+
+void HttpCall::fail(HttpFailure failure) {
+  if (done_ || cancelled_) return;
+  done_ = true;
+  handle_.reset();
+  if (events_.on_failure) events_.on_failure(failure);
+}
+
+// --- JSON-RPC helpers ----------------------------------------------------------------
+
+RpcKind rpc_kind(const json& message) {
+  if (!message.is_object()) return RpcKind::other;
+  const auto method = message.find("method");
+  const bool has_id = message.contains("id");
+  if (method != message.end() && method->is_string()) {
+    return has_id ? RpcKind::request : RpcKind::notification;
+  }
+  if (has_id && (message.contains("result") || message.contains("error"))) return RpcKind::response;
+  return RpcKind::other;
+}
+
+std::optional<std::string> rpc_id_key(const json& id) {
+  if (id.is_number_integer()) {
+    return id.is_number_unsigned() ? std::to_string(id.get<std::uint64_t>())
+                                   : std::to_string(id.get<std::int64_t>());
+  }
+  if (id.is_string()) return id.get<std::string>();
+  return std::nullopt;
+}
+
+json synthesized_error_response(const json& id, const Error& error) {
+  json data = error.data.is_object() ? error.data : json::object();
+  data["transport_error"] = to_string(error.code);
+  return json{{"jsonrpc", "2.0"},
+              {"id", id},
+              {"error",
+               {{"code", kHttpTransportErrorCode}, {"message", error.message}, {"data", data}}}};
+}
+
+bool media_type_is(std::string_view content_type, std::string_view media) {
+  const std::size_t semi = content_type.find(';');
+  if (semi != std::string_view::npos) content_type = content_type.substr(0, semi);
+  return iequals(trim(content_type), media);
+}
+
+}  // namespace mcprt::detail

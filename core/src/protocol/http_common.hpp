@@ -1,0 +1,154 @@
+#pragma once
+// What both HTTP transports share (http_transport.hpp has the rules):
+//  - HttpConnection: the per-server context — options, the `Server "x": ` prefix, which
+//    headers may go to which origin, and the bearer token from AuthStorage (fetched once,
+//    refreshed at most once per rejection, shared by every request of the connection and
+//    by both transports of an auto fallback);
+//  - HttpCall: one logical HTTP request over the HttpClient seam with the generic rules
+//    applied — headers, the token wait, GET redirects the platform did not follow, the
+//    401/403 refresh-and-retry, and non-2xx answers turned into an Error carrying the
+//    status and the first 1 KiB of the body;
+//  - small JSON-RPC helpers (message kind, id keys, synthesized error responses).
+// Internal to core/src/protocol.
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "mcprt/http_transport.hpp"
+
+namespace mcprt::detail {
+
+inline constexpr std::size_t kErrorBodyBytes = 1024;
+
+class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
+ public:
+  HttpConnection(Executor& executor, HttpClient& client, HttpTransportOptions options);
+
+  Executor& executor() const { return *executor_; }
+  HttpClient& client() const { return *client_; }
+  const HttpTransportOptions& options() const { return options_; }
+  Logger& log() const { return *logger_; }
+  // `Server "x": ` (empty without a server name).
+  const std::string& prefix() const { return prefix_; }
+  Error named(Error e) const;
+
+  // Configured headers and the token may go to `url` (always, unless origin-locked and
+  // `url` is on another origin than the configured URL).
+  bool credentials_allowed_for(std::string_view url) const;
+  // Adds the configured headers and `Authorization: Bearer <token>` when allowed for `url`.
+  // Returns the token it sent ("" = none), which a 401 then asks the storage to replace.
+  std::string add_credentials(std::string_view url, HttpHeaders& headers) const;
+  // The token comes from AuthStorage (a storage is set and the config has no Authorization).
+  bool uses_storage_token() const;
+
+  // Runs `ready` once the first token lookup finished: at once (inside this call) when it
+  // already did or no lookup is needed, else later from the storage's answer. Waiters run
+  // in the order they were added.
+  void when_token_ready(std::function<void()> ready);
+  // The server rejected `rejected`: ask the storage for a fresh token (one refresh in
+  // flight at a time; if the token already changed since `rejected`, `done` runs at once).
+  void refresh_token(const std::string& rejected, std::function<void()> done);
+
+  // "HTTP 500 from http://h/mcp: <first 1 KiB of body>" (unprefixed), code http_status,
+  // data {status, url, body}.
+  Error http_status_error(int status, const std::string& url, std::string_view body) const;
+
+ private:
+  enum class TokenState { unknown, fetching, ready };
+  void on_token(Result<std::optional<std::string>> result, const char* what);
+  AuthRequest auth_request() const;
+
+  Executor* executor_;
+  HttpClient* client_;
+  HttpTransportOptions options_;
+  std::string prefix_;
+  NullLogger null_logger_;
+  Logger* logger_;
+  bool config_has_authorization_ = false;
+
+  TokenState token_state_ = TokenState::unknown;
+  std::string token_;
+  std::deque<std::function<void()>> token_waiters_;
+  bool refreshing_ = false;
+  std::deque<std::function<void()>> refresh_waiters_;
+};
+
+// Why an HttpCall did not produce a 2xx answer.
+struct HttpFailure {
+  Error error;       // unprefixed; http_status for an HTTP answer, else the platform's error
+  int status = 0;    // 0 = no HTTP answer at all (refused, timeout, CORS, ...)
+  HttpHeaders headers;
+};
+
+// One logical request. Exactly one of on_end / on_failure fires, unless cancel() is
+// called first (then none). Events run on the executor, never inside start() or cancel().
+class HttpCall : public std::enable_shared_from_this<HttpCall> {
+ public:
+  struct Events {
+    // Per attempt (first try, redirect hop, auth retry): add the protocol headers.
+    std::function<void(HttpHeaders&)> decorate;
+    std::function<void(const HttpResponseHead&)> on_head;  // a 2xx head (final_url set)
+    std::function<void(std::string_view)> on_chunk;        // its body
+    // The 2xx body ended: ok, or the stream was cut (the platform's error, unprefixed).
+    std::function<void(Status)> on_end;
+    std::function<void(const HttpFailure&)> on_failure;
+  };
+  struct Spec {
+    std::string method;
+    std::string url;
+    std::string body;
+    std::int64_t timeout_ms = 0;
+    bool allow_auth_retry = true;
+  };
+
+  static std::shared_ptr<HttpCall> start(std::shared_ptr<HttpConnection> conn, Spec spec,
+                                         Events events);
+  ~HttpCall();
+  // No event runs after this. Idempotent; safe inside this call's own events.
+  void cancel();
+  // Where the call is now (after redirects).
+  const std::string& url() const { return url_; }
+
+ private:
+  HttpCall(std::shared_ptr<HttpConnection> conn, Spec spec, Events events);
+  void send_attempt();
+  void on_head(const HttpResponseHead& head);
+  void on_chunk(std::string_view bytes);
+  void on_complete(Status status);
+  void finish_failure();
+  void fail(HttpFailure failure);
+
+  std::shared_ptr<HttpConnection> conn_;
+  Spec spec_;
+  Events events_;
+  std::string url_;
+  std::unique_ptr<HttpRequestHandle> handle_;
+  std::string sent_token_;
+  bool cancelled_ = false;
+  bool done_ = false;
+  bool auth_retried_ = false;
+  int redirects_ = 0;
+  // The current attempt's answer.
+  enum class Mode { awaiting_head, streaming, collecting_error } mode_ = Mode::awaiting_head;
+  int status_ = 0;
+  HttpHeaders error_headers_;
+  std::string error_body_;
+};
+
+// --- JSON-RPC helpers ------------------------------------------------------------------
+
+enum class RpcKind { request, notification, response, other };
+RpcKind rpc_kind(const json& message);
+// A key that matches a response id to its request: "7" for 7 and for "7".
+std::optional<std::string> rpc_id_key(const json& id);
+// The error response the RpcPeer turns into this request's failure.
+json synthesized_error_response(const json& id, const Error& error);
+// True for a Content-Type naming `media` (ignores case and parameters).
+bool media_type_is(std::string_view content_type, std::string_view media);
+
+}  // namespace mcprt::detail

@@ -1,0 +1,822 @@
+// Streamable HTTP (MCP 2025-11-25) over the HttpClient seam. The rules are listed in
+// mcprt/http_transport.hpp; this file is the state machine behind them:
+//
+//   transport phase:  idle ─start()→ open ─close()→ closing ─DELETE done/timeout→ closed
+//                     open ─fatal (initialize failed, re-initialize failed)→ closed
+//                     open ─fallback hook took over→ closed (silently, no on_close)
+//   one POST:         HttpCall → 2xx JSON | 2xx SSE (→ resume GETs while unanswered) |
+//                     202 | failure (→ session expiry, or fail just that message)
+//   GET stream:       idle → open → (ended/cut → wait retry: → open) | unsupported (405)
+//                     | stopped (other refusal, or too many empty reconnects)
+//   re-initialize:    a 404 with a session id → replay initialize → replay initialized →
+//                     re-send the failed message(s) once → flush what was sent meanwhile
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "mcprt/framing.hpp"
+#include "protocol/http_common.hpp"
+#include "protocol/http_transports.hpp"
+
+namespace mcprt::detail {
+
+namespace {
+
+constexpr std::string_view kAcceptBoth = "application/json, text/event-stream";
+constexpr std::string_view kEventStream = "text/event-stream";
+
+// The state of one SSE stream across its reconnects (a POST answer and the GETs that
+// resume it, or the standalone GET stream).
+struct SseStream {
+  std::unique_ptr<SseParser> parser;  // per HTTP response
+  std::string last_event_id;          // what a reconnect sends as Last-Event-ID
+  std::optional<std::int64_t> retry_ms;  // the server's last retry:
+  // Reconnects in a row that got no 2xx answer. A server that answers and then ends the
+  // stream is polling us (SEP-1699) and may do so for as long as the request runs.
+  int failed_reconnects = 0;
+};
+
+class StreamableState : public std::enable_shared_from_this<StreamableState> {
+ public:
+  enum class Phase { idle, open, closing, closed };
+  enum class GetPhase { idle, open, waiting, unsupported, stopped };
+
+  struct Post {
+    std::uint64_t seq = 0;
+    json message;
+    RpcKind kind = RpcKind::other;
+    json id;                // request / response id
+    std::string id_key;     // requests only
+    bool is_initialize = false;
+    bool is_initialized = false;  // notifications/initialized
+    bool internal = false;        // a re-initialize replay: answered here, not passed up
+    bool session_retry_used = false;
+    bool carried_session = false;
+    bool answered = false;
+    bool abandoned = false;  // the client cancelled the request: stop resuming, report nothing
+    bool resuming = false;   // `call` is a resume GET (or a timer is about to start one)
+    bool sse = false;
+    std::string json_body;
+    SseStream stream;
+    std::shared_ptr<HttpCall> call;
+    ScopedTimer resume_timer;
+  };
+
+  StreamableState(std::shared_ptr<HttpConnection> conn, InitializeRejectedHook hook)
+      : conn_(std::move(conn)), hook_(std::move(hook)) {}
+
+  ~StreamableState() { abort_everything(); }
+
+  // --- Transport API -------------------------------------------------------------------
+
+  void start(TransportHandlers handlers) {
+    if (phase_ != Phase::idle) {
+      if (phase_ == Phase::closed && !close_fired_) {
+        // close() came before start(): report it later, never inside start().
+        handlers_ = std::move(handlers);
+        conn_->executor().post([weak = weak_from_this()] {
+          if (auto self = weak.lock()) self->fire_close(self->closed_error());
+        });
+      }
+      return;
+    }
+    handlers_ = std::move(handlers);
+    phase_ = Phase::open;
+    // Nothing to do until the first message: Streamable HTTP has no connect step.
+  }
+
+  Status send(const json& message) {
+    if (phase_ != Phase::open) {
+      return conn_->named(Error::make(ErrorCode::closed, "connection is closed"));
+    }
+    if (reinitializing_) {
+      outbox_.push_back(message);  // goes out, in order, once the new session is up
+      return {};
+    }
+    abandon_cancelled_request(message);
+    post_message(message, /*session_retry_used=*/false, /*internal=*/false);
+    return {};
+  }
+
+  void close() {
+    switch (phase_) {
+      case Phase::idle:
+        phase_ = Phase::closed;
+        return;
+      case Phase::open:
+        break;
+      case Phase::closing:
+      case Phase::closed:
+        return;
+    }
+    phase_ = Phase::closing;
+    abort_everything();
+    if (session_id_.empty()) {
+      conn_->executor().post([weak = weak_from_this()] {
+        if (auto self = weak.lock()) self->finish_close();
+      });
+      return;
+    }
+    // Tell the server the session is over. Best effort and bounded: whatever happens
+    // (answer, error, timeout) the close completes.
+    std::weak_ptr<StreamableState> weak = weak_from_this();
+    HttpCall::Events events;
+    events.decorate = [weak](HttpHeaders& h) {
+      if (auto self = weak.lock()) self->add_session_headers(h);
+    };
+    events.on_head = [weak](const HttpResponseHead&) {
+      if (auto self = weak.lock()) self->finish_close();
+    };
+    events.on_end = [weak](Status) {
+      if (auto self = weak.lock()) self->finish_close();
+    };
+    events.on_failure = [weak](const HttpFailure& f) {
+      if (auto self = weak.lock()) {
+        self->conn_->log().debug(self->conn_->prefix() + "DELETE of the session failed: " +
+                                 f.error.message);
+        self->finish_close();
+      }
+    };
+    const std::int64_t bound = conn_->options().close_timeout_ms;
+    delete_call_ = HttpCall::start(conn_, {"DELETE", conn_->options().url, {}, bound, false},
+                                   std::move(events));
+    close_timer_ = ScopedTimer(conn_->executor(),
+                               conn_->executor().post_after(Millis(bound), [weak] {
+                                 if (auto self = weak.lock()) {
+                                   self->close_timer_.release();
+                                   self->finish_close();
+                                 }
+                               }));
+  }
+
+  void destroy() {
+    destroyed_ = true;
+    handlers_ = {};
+    hook_ = {};
+    abort_everything();
+    if (delete_call_) delete_call_->cancel();
+    close_timer_.reset();
+  }
+
+  std::string diagnostics() const {
+    std::string out = "Streamable HTTP " + conn_->options().url;
+    if (!session_id_.empty()) out += ", session " + session_id_;
+    if (!protocol_version_.empty()) out += ", protocol " + protocol_version_;
+    switch (get_phase_) {
+      case GetPhase::unsupported: out += ", no GET stream (405)"; break;
+      case GetPhase::open: out += ", GET stream open"; break;
+      default: break;
+    }
+    return out;
+  }
+
+ private:
+  Error closed_error() const { return conn_->named(Error::make(ErrorCode::closed, "connection closed")); }
+
+  bool live() const { return phase_ == Phase::open && !destroyed_; }
+
+  void add_session_headers(HttpHeaders& h) const {
+    if (!session_id_.empty()) h.set("Mcp-Session-Id", session_id_);
+    if (!protocol_version_.empty()) h.set("MCP-Protocol-Version", protocol_version_);
+  }
+
+  void keep_session_id(const HttpHeaders& headers) {
+    if (const std::string* sid = headers.find("Mcp-Session-Id"); sid && !sid->empty()) {
+      session_id_ = *sid;
+    }
+  }
+
+  // --- POST ----------------------------------------------------------------------------
+
+  void post_message(const json& message, bool session_retry_used, bool internal) {
+    auto post = std::make_shared<Post>();
+    post->seq = next_seq_++;
+    post->message = message;
+    post->kind = rpc_kind(message);
+    post->session_retry_used = session_retry_used;
+    post->internal = internal;
+    if (post->kind == RpcKind::request || post->kind == RpcKind::response) {
+      post->id = message["id"];
+    }
+    if (post->kind == RpcKind::request) {
+      post->id_key = rpc_id_key(post->id).value_or("");
+      const std::string& method = message["method"].get_ref<const std::string&>();
+      if (method == "initialize") {
+        post->is_initialize = true;
+        if (!internal) {
+          init_request_ = message;
+          init_id_key_ = post->id_key;
+        }
+      }
+    } else if (post->kind == RpcKind::notification &&
+               message["method"].get_ref<const std::string&>() == "notifications/initialized") {
+      post->is_initialized = true;
+      if (!internal) initialized_notification_ = message;
+    }
+    posts_[post->seq] = post;
+
+    std::weak_ptr<StreamableState> weak = weak_from_this();
+    std::weak_ptr<Post> wpost = post;
+    HttpCall::Events events;
+    events.decorate = [weak, wpost](HttpHeaders& h) {
+      auto self = weak.lock();
+      auto p = wpost.lock();
+      if (!self || !p) return;
+      h.set("Content-Type", "application/json");
+      h.set("Accept", std::string(kAcceptBoth));
+      // initialize opens a session: it never carries the old one's headers.
+      if (!p->is_initialize) self->add_session_headers(h);
+      p->carried_session = h.has("Mcp-Session-Id");
+    };
+    events.on_head = [weak, wpost](const HttpResponseHead& head) {
+      auto self = weak.lock();
+      auto p = wpost.lock();
+      if (self && p) self->on_post_head(*p, head);
+    };
+    events.on_chunk = [weak, wpost](std::string_view bytes) {
+      auto self = weak.lock();
+      auto p = wpost.lock();
+      if (self && p) self->on_post_chunk(p, bytes);
+    };
+    events.on_end = [weak, wpost](Status status) {
+      auto self = weak.lock();
+      auto p = wpost.lock();
+      if (self && p) self->on_post_end(p, std::move(status));
+    };
+    events.on_failure = [weak, wpost](const HttpFailure& f) {
+      auto self = weak.lock();
+      auto p = wpost.lock();
+      if (self && p) self->on_post_failure(p, f);
+    };
+    // replace: a string with invalid UTF-8 must not make dump() throw.
+    std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    post->call = HttpCall::start(conn_, {"POST", conn_->options().url, std::move(body), 0, true},
+                                 std::move(events));
+  }
+
+  void on_post_head(Post& post, const HttpResponseHead& head) {
+    if (!live()) return;
+    keep_session_id(head.headers);
+    post.sse = media_type_is(head.headers.get("Content-Type"), kEventStream);
+    if (post.sse) {
+      post.stream.parser = std::make_unique<SseParser>(conn_->options().max_message_bytes);
+    }
+  }
+
+  void on_post_chunk(const std::shared_ptr<Post>& post, std::string_view bytes) {
+    if (!live()) return;
+    if (post->sse) {
+      feed_stream(post->stream, bytes, post.get());
+      return;
+    }
+    if (post->json_body.size() + bytes.size() > conn_->options().max_message_bytes) {
+      post->call->cancel();
+      fail_post(post, Error::make(ErrorCode::message_too_large,
+                                  "the JSON answer from " + conn_->options().url +
+                                      " exceeds the limit of " +
+                                      std::to_string(conn_->options().max_message_bytes) + " bytes",
+                                  json{{"max_bytes", conn_->options().max_message_bytes}}));
+      return;
+    }
+    post->json_body.append(bytes);
+  }
+
+  void on_post_end(const std::shared_ptr<Post>& post, Status status) {
+    if (!live()) return;
+    if (post->sse) {
+      stream_ended(post, std::move(status));
+      return;
+    }
+    if (!status) {
+      fail_post(post, std::move(status).error());
+      return;
+    }
+    if (!post->json_body.empty()) {
+      json body = json::parse(post->json_body, nullptr, false);
+      post->json_body.clear();
+      if (body.is_discarded()) {
+        fail_post(post, Error::make(ErrorCode::protocol,
+                                    "the answer from " + conn_->options().url +
+                                        " is neither JSON nor an event stream"));
+        return;
+      }
+      if (!deliver(std::move(body))) return;
+    }
+    finish_post(post);
+  }
+
+  void on_post_failure(const std::shared_ptr<Post>& post, const HttpFailure& f) {
+    if (!live()) return;
+    if (f.status == 404 && post->carried_session && !post->is_initialize &&
+        !post->session_retry_used && init_request_ && initialized_notification_) {
+      expire_session(post);
+      return;
+    }
+    if (post->is_initialize && !post->internal && hook_) {
+      // Only the first initialize may fall back: after that the server spoke Streamable HTTP.
+      auto hook = std::move(hook_);
+      hook_ = {};
+      if (f.status != 0 && hook(f)) {
+        stop_silently();
+        return;
+      }
+    }
+    fail_post(post, f.error);
+  }
+
+  // The message `post` carried cannot be delivered. initialize (and the re-initialize
+  // replays) end the connection; a request fails alone; anything else is logged.
+  void fail_post(const std::shared_ptr<Post>& post, Error error) {
+    posts_.erase(post->seq);
+    if (post->internal) {
+      Error e = conn_->named(std::move(error));
+      e.message = conn_->prefix() + "the session expired and re-initializing failed: " +
+                  e.message.substr(conn_->prefix().size());
+      fail_transport(std::move(e));
+      return;
+    }
+    if (post->is_initialize) {
+      fail_transport(conn_->named(std::move(error)));
+      return;
+    }
+    if (post->kind == RpcKind::request) {
+      if (post->answered) return;
+      post->answered = true;
+      deliver(synthesized_error_response(post->id, conn_->named(std::move(error))));
+      return;
+    }
+    conn_->log().warn(conn_->prefix() + "could not deliver " +
+                      (post->kind == RpcKind::response ? std::string("a response")
+                                                       : "a notification") +
+                      ": " + error.message);
+  }
+
+  void finish_post(const std::shared_ptr<Post>& post) {
+    if (!live()) return;
+    if (post->kind == RpcKind::request && !post->answered) {
+      fail_post(post, Error::make(ErrorCode::protocol, "the server answered the request at " +
+                                                           conn_->options().url +
+                                                           " without a JSON-RPC response"));
+      return;
+    }
+    posts_.erase(post->seq);
+    if (post->is_initialized) {
+      if (post->internal) {
+        complete_reinitialize();
+      } else {
+        open_get_stream();
+      }
+    }
+  }
+
+  // --- SSE streams (POST answers, their resumptions, the GET stream) --------------------
+
+  // Feeds bytes of one SSE response; each event's data is one JSON-RPC message. `owner`
+  // is the POST this stream answers (null for the GET stream).
+  void feed_stream(SseStream& stream, std::string_view bytes, Post* owner) {
+    SseParser& parser = *stream.parser;
+    std::vector<std::string> datas;
+    Status s = parser.feed(bytes, [&](const SseEvent& ev) {
+      // An empty data is the 2025-11-25 "priming" event: it only carries the id.
+      if (ev.event == "message" && !ev.data.empty()) datas.push_back(ev.data);
+    });
+    if (!parser.last_event_id().empty()) stream.last_event_id = parser.last_event_id();
+    if (parser.retry_ms()) stream.retry_ms = *parser.retry_ms();
+    for (std::string& data : datas) {
+      json message = json::parse(data, nullptr, false);
+      if (message.is_discarded()) {
+        conn_->log().warn(conn_->prefix() + "skipping an SSE event that is not JSON (" +
+                          std::to_string(data.size()) + " bytes)");
+        continue;
+      }
+      if (!deliver(std::move(message))) return;
+    }
+    if (!s && live()) {
+      Error e = conn_->named(std::move(s).error());
+      if (owner) {
+        // The rest of this stream is unusable; the request fails (no resume: the
+        // server would replay the same oversized event).
+        auto post = posts_.find(owner->seq);
+        if (post != posts_.end()) {
+          auto p = post->second;
+          p->call->cancel();
+          fail_post(p, std::move(e));
+        }
+      } else {
+        conn_->log().warn(e.message + "; closing the GET stream");
+        stop_get_stream(GetPhase::stopped);
+      }
+    }
+  }
+
+  // A POST's SSE answer (or a resumption of it) ended or was cut. `answered_http` says
+  // whether this attempt got a 2xx answer at all.
+  void stream_ended(const std::shared_ptr<Post>& post, Status status, bool answered_http = true) {
+    post->call.reset();
+    if (post->kind != RpcKind::request || post->answered || post->abandoned) {
+      if (post->kind == RpcKind::request && !post->answered) {
+        posts_.erase(post->seq);  // abandoned: the peer already failed it locally
+        return;
+      }
+      finish_post(post);
+      return;
+    }
+    SseStream& stream = post->stream;
+    const std::string why = status ? "the server ended the SSE stream before answering"
+                                   : "the SSE stream broke before the answer (" +
+                                         status.error().message + ")";
+    if (stream.last_event_id.empty()) {
+      fail_post(post, Error::make(ErrorCode::transport,
+                                  why + " and sent no event id to resume from"));
+      return;
+    }
+    if (!reconnect_allowed(stream, answered_http)) {
+      fail_post(post, Error::make(ErrorCode::transport,
+                                  why + "; gave up resuming after " +
+                                      std::to_string(conn_->options().max_resume_attempts) +
+                                      " failed attempts"));
+      return;
+    }
+    post->resuming = true;
+    std::weak_ptr<StreamableState> weak = weak_from_this();
+    std::weak_ptr<Post> wpost = post;
+    post->resume_timer = ScopedTimer(
+        conn_->executor(), conn_->executor().post_after(retry_delay(stream), [weak, wpost] {
+          auto self = weak.lock();
+          auto p = wpost.lock();
+          if (!self || !p) return;
+          p->resume_timer.release();
+          if (self->live()) self->resume_post(p);
+        }));
+  }
+
+  bool reconnect_allowed(SseStream& stream, bool answered_http) const {
+    stream.failed_reconnects = answered_http ? 0 : stream.failed_reconnects + 1;
+    return stream.failed_reconnects <= conn_->options().max_resume_attempts;
+  }
+
+  // The client gave up on a request (timeout, abort): a resumption of its stream is no
+  // longer wanted.
+  void abandon_cancelled_request(const json& message) {
+    if (rpc_kind(message) != RpcKind::notification ||
+        message["method"].get_ref<const std::string&>() != "notifications/cancelled") {
+      return;
+    }
+    const auto params = message.find("params");
+    if (params == message.end() || !params->is_object()) return;
+    const auto request_id = params->find("requestId");
+    if (request_id == params->end()) return;
+    const std::optional<std::string> key = rpc_id_key(*request_id);
+    if (!key) return;
+    for (auto it = posts_.begin(); it != posts_.end(); ++it) {
+      const std::shared_ptr<Post>& p = it->second;
+      if (p->kind != RpcKind::request || p->internal || p->id_key != *key) continue;
+      p->abandoned = true;
+      if (p->resuming) {
+        if (p->call) p->call->cancel();
+        p->resume_timer.reset();
+        posts_.erase(it);
+      }
+      return;
+    }
+  }
+
+  Millis retry_delay(const SseStream& stream) const {
+    std::int64_t ms = stream.retry_ms.value_or(conn_->options().default_retry_ms);
+    if (ms > conn_->options().max_retry_ms) ms = conn_->options().max_retry_ms;
+    return Millis(ms);
+  }
+
+  // GET with Last-Event-ID: the server replays what the broken stream missed, including
+  // (eventually) the response.
+  void resume_post(const std::shared_ptr<Post>& post) {
+    std::weak_ptr<StreamableState> weak = weak_from_this();
+    std::weak_ptr<Post> wpost = post;
+    HttpCall::Events events;
+    events.decorate = [weak, wpost](HttpHeaders& h) {
+      auto self = weak.lock();
+      auto p = wpost.lock();
+      if (!self || !p) return;
+      h.set("Accept", std::string(kEventStream));
+      self->add_session_headers(h);
+      h.set("Last-Event-ID", p->stream.last_event_id);
+    };
+    events.on_head = [weak, wpost](const HttpResponseHead& head) {
+      auto self = weak.lock();
+      auto p = wpost.lock();
+      if (!self || !p || !self->live()) return;
+      self->keep_session_id(head.headers);
+      p->sse = true;
+      p->stream.parser = std::make_unique<SseParser>(self->conn_->options().max_message_bytes);
+    };
+    events.on_chunk = [weak, wpost](std::string_view bytes) {
+      auto self = weak.lock();
+      auto p = wpost.lock();
+      if (self && p && self->live()) self->feed_stream(p->stream, bytes, p.get());
+    };
+    events.on_end = [weak, wpost](Status status) {
+      auto self = weak.lock();
+      auto p = wpost.lock();
+      if (self && p && self->live()) self->stream_ended(p, std::move(status));
+    };
+    events.on_failure = [weak, wpost](const HttpFailure& f) {
+      auto self = weak.lock();
+      auto p = wpost.lock();
+      if (!self || !p || !self->live()) return;
+      if (f.status == 0) {
+        // No answer at all (the server may be restarting): try again, a bounded number
+        // of times.
+        self->stream_ended(p, Status(f.error), /*answered_http=*/false);
+        return;
+      }
+      Error e = f.error;
+      e.message = "could not resume the SSE stream: " + e.message;
+      self->fail_post(p, std::move(e));
+    };
+    post->call = HttpCall::start(conn_, {"GET", conn_->options().url, {}, 0, true}, std::move(events));
+  }
+
+  // --- the standalone GET stream -------------------------------------------------------
+
+  void open_get_stream() {
+    if (!live() || reinitializing_) return;
+    if (get_phase_ != GetPhase::idle && get_phase_ != GetPhase::waiting) return;
+    get_phase_ = GetPhase::open;
+    std::weak_ptr<StreamableState> weak = weak_from_this();
+    HttpCall::Events events;
+    events.decorate = [weak](HttpHeaders& h) {
+      auto self = weak.lock();
+      if (!self) return;
+      h.set("Accept", std::string(kEventStream));
+      self->add_session_headers(h);
+      if (!self->get_stream_.last_event_id.empty()) {
+        h.set("Last-Event-ID", self->get_stream_.last_event_id);
+      }
+    };
+    events.on_head = [weak](const HttpResponseHead& head) {
+      auto self = weak.lock();
+      if (!self || !self->live()) return;
+      self->keep_session_id(head.headers);
+      self->get_stream_.parser =
+          std::make_unique<SseParser>(self->conn_->options().max_message_bytes);
+    };
+    events.on_chunk = [weak](std::string_view bytes) {
+      auto self = weak.lock();
+      if (self && self->live()) self->feed_stream(self->get_stream_, bytes, nullptr);
+    };
+    events.on_end = [weak](Status status) {
+      auto self = weak.lock();
+      if (self && self->live()) self->get_stream_ended(status);
+    };
+    events.on_failure = [weak](const HttpFailure& f) {
+      auto self = weak.lock();
+      if (!self || !self->live()) return;
+      if (f.status == 405) {
+        self->conn_->log().debug(self->conn_->prefix() +
+                                 "the server offers no GET stream (HTTP 405)");
+        self->stop_get_stream(GetPhase::unsupported);
+      } else if (f.status == 0) {
+        self->get_stream_ended(Status(f.error), /*answered_http=*/false);
+      } else {
+        self->conn_->log().warn(self->conn_->prefix() + "the GET stream was refused: " +
+                                f.error.message);
+        self->stop_get_stream(GetPhase::stopped);
+      }
+    };
+    get_call_ = HttpCall::start(conn_, {"GET", conn_->options().url, {}, 0, true}, std::move(events));
+  }
+
+  void get_stream_ended(const Status& status, bool answered_http = true) {
+    get_call_.reset();
+    if (!reconnect_allowed(get_stream_, answered_http)) {
+      conn_->log().warn(conn_->prefix() + "could not reopen the GET stream after " +
+                        std::to_string(conn_->options().max_resume_attempts) +
+                        " attempts; server notifications outside requests are lost");
+      stop_get_stream(GetPhase::stopped);
+      return;
+    }
+    if (!status) {
+      conn_->log().debug(conn_->prefix() + "the GET stream broke: " + status.error().message);
+    }
+    get_phase_ = GetPhase::waiting;
+    std::weak_ptr<StreamableState> weak = weak_from_this();
+    get_timer_ = ScopedTimer(conn_->executor(),
+                             conn_->executor().post_after(retry_delay(get_stream_), [weak] {
+                               if (auto self = weak.lock()) {
+                                 self->get_timer_.release();
+                                 self->open_get_stream();
+                               }
+                             }));
+  }
+
+  void stop_get_stream(GetPhase phase) {
+    if (get_call_) get_call_->cancel();
+    get_call_.reset();
+    get_timer_.reset();
+    get_phase_ = phase;
+  }
+
+  // --- session expiry ------------------------------------------------------------------
+
+  void expire_session(const std::shared_ptr<Post>& post) {
+    posts_.erase(post->seq);
+    expired_.push_back(post->message);
+    if (reinitializing_) return;  // already replaying; this one joins the re-send list
+    conn_->log().info(conn_->prefix() + "the session expired (HTTP 404); re-initializing");
+    reinitializing_ = true;
+    reinit_answered_ = false;
+    session_id_.clear();
+    protocol_version_.clear();
+    stop_get_stream(GetPhase::idle);
+    get_stream_ = SseStream{};
+    post_message(*init_request_, false, /*internal=*/true);
+  }
+
+  // The replayed initialize was answered (its response never goes up: the session layer
+  // already has one).
+  void on_reinitialize_response(const json& response) {
+    const auto result = response.find("result");
+    if (result == response.end() || !result->is_object()) {
+      std::string detail = "the server answered initialize with an error";
+      if (auto err = response.find("error"); err != response.end() && err->is_object()) {
+        if (auto m = err->find("message"); m != err->end() && m->is_string()) {
+          detail += ": " + m->get<std::string>();
+        }
+      }
+      fail_transport(conn_->named(Error::make(
+          ErrorCode::protocol, "the session expired and re-initializing failed: " + detail)));
+      return;
+    }
+    if (auto v = result->find("protocolVersion"); v != result->end() && v->is_string()) {
+      protocol_version_ = v->get<std::string>();
+    }
+    reinit_answered_ = true;
+    for (auto& [seq, p] : posts_) {
+      if (p->internal && p->is_initialize) p->answered = true;
+    }
+    post_message(*initialized_notification_, false, /*internal=*/true);
+  }
+
+  void complete_reinitialize() {
+    reinitializing_ = false;
+    std::vector<json> expired;
+    expired.swap(expired_);
+    std::deque<json> outbox;
+    outbox.swap(outbox_);
+    for (const json& m : expired) {
+      if (!live()) return;
+      post_message(m, /*session_retry_used=*/true, false);
+    }
+    for (const json& m : outbox) {
+      if (!live()) return;
+      if (reinitializing_) {
+        outbox_.push_back(m);
+      } else {
+        post_message(m, false, false);
+      }
+    }
+    open_get_stream();
+  }
+
+  // --- delivery ------------------------------------------------------------------------
+
+  // Hands one message (or each element of a batch) up, noting responses on the way.
+  // Returns false when the transport stopped meanwhile (a handler closed it).
+  bool deliver(json message) {
+    if (message.is_array()) {
+      for (json& element : message) {
+        if (!deliver(std::move(element))) return false;
+      }
+      return live();
+    }
+    if (!live()) return false;
+    if (rpc_kind(message) == RpcKind::response) {
+      const std::optional<std::string> key = rpc_id_key(message["id"]);
+      if (key && reinitializing_ && !reinit_answered_ && *key == init_id_key_) {
+        on_reinitialize_response(message);
+        return live();
+      }
+      if (key) note_answered(*key, message);
+    }
+    if (handlers_.on_message) handlers_.on_message(std::move(message));
+    return live();
+  }
+
+  void note_answered(const std::string& key, const json& response) {
+    if (key == init_id_key_ && protocol_version_.empty() && !reinitializing_) {
+      if (auto r = response.find("result"); r != response.end() && r->is_object()) {
+        if (auto v = r->find("protocolVersion"); v != r->end() && v->is_string()) {
+          protocol_version_ = v->get<std::string>();
+        }
+      }
+    }
+    for (auto& [seq, p] : posts_) {
+      if (p->kind == RpcKind::request && !p->internal && p->id_key == key) p->answered = true;
+    }
+  }
+
+  // --- ending --------------------------------------------------------------------------
+
+  void abort_everything() {
+    for (auto& [seq, p] : posts_) {
+      if (p->call) p->call->cancel();
+      p->resume_timer.reset();
+    }
+    posts_.clear();
+    if (get_call_) get_call_->cancel();
+    get_call_.reset();
+    get_timer_.reset();
+    reinitializing_ = false;
+    outbox_.clear();
+    expired_.clear();
+  }
+
+  void fail_transport(Error error) {
+    if (phase_ == Phase::closed) return;
+    conn_->log().warn(error.message);
+    phase_ = Phase::closed;
+    abort_everything();
+    fire_close(error);
+  }
+
+  // The fallback hook took over: stop without a word (no on_close, nothing else).
+  void stop_silently() {
+    phase_ = Phase::closed;
+    close_fired_ = true;
+    abort_everything();
+    handlers_ = {};
+  }
+
+  void finish_close() {
+    if (phase_ != Phase::closing) return;
+    phase_ = Phase::closed;
+    if (delete_call_) delete_call_->cancel();
+    delete_call_.reset();
+    close_timer_.reset();
+    fire_close(closed_error());
+  }
+
+  void fire_close(const Error& error) {
+    if (close_fired_ || destroyed_) return;
+    close_fired_ = true;
+    auto on_close = std::move(handlers_.on_close);
+    handlers_ = {};  // nothing runs after on_close
+    if (on_close) on_close(error);
+  }
+
+  std::shared_ptr<HttpConnection> conn_;
+  InitializeRejectedHook hook_;
+  TransportHandlers handlers_;
+  Phase phase_ = Phase::idle;
+  bool close_fired_ = false;
+  bool destroyed_ = false;
+
+  std::string session_id_;
+  std::string protocol_version_;
+  std::optional<json> init_request_;
+  std::string init_id_key_;
+  std::optional<json> initialized_notification_;
+
+  std::map<std::uint64_t, std::shared_ptr<Post>> posts_;
+  std::uint64_t next_seq_ = 1;
+
+  GetPhase get_phase_ = GetPhase::idle;
+  SseStream get_stream_;
+  std::shared_ptr<HttpCall> get_call_;
+  ScopedTimer get_timer_;
+
+  bool reinitializing_ = false;
+  bool reinit_answered_ = false;
+  std::vector<json> expired_;  // messages that met the 404, re-sent after re-initializing
+  std::deque<json> outbox_;    // messages sent while re-initializing
+
+  std::shared_ptr<HttpCall> delete_call_;
+  ScopedTimer close_timer_;
+};
+
+class StreamableHttpTransport final : public Transport {
+ public:
+  StreamableHttpTransport(std::shared_ptr<HttpConnection> conn, InitializeRejectedHook hook)
+      : state_(std::make_shared<StreamableState>(std::move(conn), std::move(hook))) {}
+  ~StreamableHttpTransport() override { state_->destroy(); }
+
+  void start(TransportHandlers handlers) override { state_->start(std::move(handlers)); }
+  Status send(const json& message) override { return state_->send(message); }
+  void close() override { state_->close(); }
+  std::string diagnostics() const override { return state_->diagnostics(); }
+
+ private:
+  std::shared_ptr<StreamableState> state_;
+};
+
+}  // namespace
+
+std::unique_ptr<Transport> make_streamable_http_transport(std::shared_ptr<HttpConnection> conn,
+                                                          InitializeRejectedHook hook) {
+  return std::make_unique<StreamableHttpTransport>(std::move(conn), std::move(hook));
+}
+
+}  // namespace mcprt::detail
