@@ -1,0 +1,144 @@
+#include "native_test_support.hpp"
+
+#include <dirent.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace mcprt::native::test {
+
+NativeProcessOptions fast_options() {
+  NativeProcessOptions o;
+  o.stdin_close_grace = Millis(150);
+  o.sigterm_grace = Millis(150);
+  return o;
+}
+
+const std::string& self_exe() {
+  static const std::string path = [] {
+    char buf[4096];
+    ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0) return std::string();
+    return std::string(buf, static_cast<std::size_t>(n));
+  }();
+  return path;
+}
+
+ProcessSpec scripted(const std::string& scenario, std::vector<std::string> extra_args) {
+  ProcessSpec spec;
+  spec.command = self_exe();
+  spec.args.push_back("--scripted-server=" + scenario);
+  for (auto& a : extra_args) spec.args.push_back(std::move(a));
+  spec.label = scenario;
+  return spec;
+}
+
+bool pump_until(NativeExecutor& ex, const std::function<bool()>& pred, Millis limit) {
+  return ex.run_until(pred, limit);
+}
+
+bool poll_until(NativeExecutor& ex, const std::function<bool()>& pred, Millis limit) {
+  if (pred()) return true;
+  bool holds = false;
+  auto ticker = std::make_shared<std::function<void()>>();
+  ScopedTimer timer;
+  *ticker = [&ex, &pred, &holds, &timer, ticker_weak = std::weak_ptr(ticker)] {
+    timer.release();
+    holds = pred();
+    if (holds) return;
+    if (auto t = ticker_weak.lock()) timer = ScopedTimer(ex, ex.post_after(Millis(10), *t));
+  };
+  timer = ScopedTimer(ex, ex.post_after(Millis(10), *ticker));
+  ex.run_until([&] { return holds; }, limit);
+  return pred();
+}
+
+void CapturingLogger::log(LogLevel level, std::string_view message) {
+  std::lock_guard lock(mutex_);
+  lines_.emplace_back(level, std::string(message));
+}
+
+std::vector<std::string> CapturingLogger::lines(LogLevel at_least) const {
+  std::lock_guard lock(mutex_);
+  std::vector<std::string> out;
+  for (const auto& [level, line] : lines_) {
+    if (static_cast<int>(level) >= static_cast<int>(at_least)) out.push_back(line);
+  }
+  return out;
+}
+
+bool CapturingLogger::contains(std::string_view needle, LogLevel at_least) const {
+  return count(needle, at_least) > 0;
+}
+
+std::size_t CapturingLogger::count(std::string_view needle, LogLevel at_least) const {
+  std::lock_guard lock(mutex_);
+  std::size_t n = 0;
+  for (const auto& [level, line] : lines_) {
+    if (static_cast<int>(level) >= static_cast<int>(at_least) &&
+        line.find(needle) != std::string::npos) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+namespace {
+
+// Parses /proc/<pid>/stat: "pid (comm) state ppid ...". comm may hold spaces and ')'.
+bool read_stat(const std::string& pid_dir, ProcessEntry& entry, pid_t& ppid) {
+  std::ifstream in("/proc/" + pid_dir + "/stat");
+  if (!in) return false;
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::size_t open = text.find('(');
+  std::size_t close = text.rfind(')');
+  if (open == std::string::npos || close == std::string::npos || close < open) return false;
+  entry.pid = static_cast<pid_t>(std::atol(text.c_str()));
+  entry.comm = text.substr(open + 1, close - open - 1);
+  std::istringstream rest(text.substr(close + 1));
+  long parent = 0;
+  rest >> entry.state >> parent;
+  ppid = static_cast<pid_t>(parent);
+  return true;
+}
+
+}  // namespace
+
+std::vector<ProcessEntry> children_of_self() {
+  std::vector<ProcessEntry> out;
+  const pid_t self = ::getpid();
+  DIR* dir = ::opendir("/proc");
+  if (!dir) return out;
+  while (dirent* e = ::readdir(dir)) {
+    if (e->d_name[0] < '0' || e->d_name[0] > '9') continue;
+    ProcessEntry entry;
+    pid_t ppid = 0;
+    if (read_stat(e->d_name, entry, ppid) && ppid == self) out.push_back(entry);
+  }
+  ::closedir(dir);
+  return out;
+}
+
+char process_state(pid_t pid) {
+  ProcessEntry entry;
+  pid_t ppid = 0;
+  if (!read_stat(std::to_string(pid), entry, ppid)) return 0;
+  return entry.state;
+}
+
+ByteStreamHandlers StreamRecorder::handlers() {
+  ByteStreamHandlers h;
+  h.on_data = [this](std::string_view bytes) {
+    if (closed_count > 0) data_after_close = true;
+    data.append(bytes);
+  };
+  h.on_closed = [this](const StreamClosed& c) {
+    ++closed_count;
+    closed = c;
+  };
+  return h;
+}
+
+}  // namespace mcprt::native::test
