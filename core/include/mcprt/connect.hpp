@@ -1,0 +1,50 @@
+#pragma once
+// connect_to_server (SPEC §3.1): from a resolved ServerConfig to an initialized
+// ClientSession — create the transport for the config's type through the platform's
+// services, run the handshake under the server's timeout, and on any failure close the
+// transport so nothing leaks.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "mcprt/client.hpp"
+#include "mcprt/config.hpp"
+#include "mcprt/platform/byte_stream.hpp"
+#include "mcprt/platform/executor.hpp"
+#include "mcprt/platform/logger.hpp"
+
+namespace mcprt {
+
+// What a platform supplies to open connections. Null members are capabilities the
+// platform lacks (the web build has no ProcessLauncher).
+struct ConnectServices {
+  Executor* executor = nullptr;
+  ProcessLauncher* process_launcher = nullptr;
+  Logger* logger = nullptr;
+};
+
+struct ConnectOptions {
+  ClientInfo client_info;
+  // Session cwd: the default child cwd and the roots/list answer.
+  std::string cwd;
+  // Used when the config has no `timeout`. 0 = none.
+  Millis default_timeout{30000};
+  std::size_t max_message_bytes = 64u * 1024 * 1024;
+  // Called for server notifications (list_changed, message, ...) and on a later close.
+  std::function<void(const std::string& method, const json& params)> on_notification;
+  std::function<void(const Error&)> on_close;
+};
+
+// The handshake deadline for `config` (its `timeout`, else the default; 0 = none).
+Millis effective_timeout(const ServerConfig& config, const ConnectOptions& options);
+
+// Starts connecting. If the transport cannot be created (a type this platform lacks, a
+// spawn failure) the error is returned and `done` never fires. Otherwise `done` fires
+// exactly once, on the executor, with the ready session or an error naming the server;
+// closing the returned session cancels the attempt (done then gets ErrorCode::closed).
+Result<std::shared_ptr<ClientSession>> connect_to_server(
+    const ServerConfig& config, const ConnectServices& services, ConnectOptions options,
+    std::function<void(Result<std::shared_ptr<ClientSession>>)> done);
+
+}  // namespace mcprt

@@ -1,0 +1,86 @@
+#include "mcprt/connect.hpp"
+
+#include "mcprt/stdio_transport.hpp"
+
+namespace mcprt {
+
+Millis effective_timeout(const ServerConfig& config, const ConnectOptions& options) {
+  if (config.timeout_ms) return Millis(*config.timeout_ms);
+  return options.default_timeout;
+}
+
+namespace {
+
+std::string server_prefix(const std::string& name) { return "Server \"" + name + "\": "; }
+
+Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
+                                                  const ConnectServices& services,
+                                                  const ConnectOptions& options) {
+  switch (config.type) {
+    case TransportType::stdio: {
+      if (!services.process_launcher) {
+        return Error::make(ErrorCode::invalid_config,
+                           server_prefix(config.name) +
+                               "stdio servers are not available on this platform");
+      }
+      ProcessSpec spec;
+      spec.command = config.command;
+      spec.args = config.args;
+      spec.env = config.env;
+      spec.cwd = config.cwd.empty() ? options.cwd : config.cwd;
+      spec.label = config.name;
+      auto stream = services.process_launcher->launch(spec);
+      if (!stream.ok()) {
+        Error e = std::move(stream).error();
+        e.message = server_prefix(config.name) + e.message;
+        return e;
+      }
+      StdioTransportOptions stdio;
+      stdio.max_message_bytes = options.max_message_bytes;
+      stdio.server_name = config.name;
+      stdio.logger = services.logger;
+      return make_stdio_transport(*services.executor, std::move(stream.value()), stdio);
+    }
+    case TransportType::http:
+    case TransportType::sse:
+      return Error::make(ErrorCode::invalid_config,
+                         server_prefix(config.name) + "the " + to_string(config.type) +
+                             " transport is not available in this build yet");
+  }
+  return Error::make(ErrorCode::internal, server_prefix(config.name) + "unknown transport");
+}
+
+}  // namespace
+
+Result<std::shared_ptr<ClientSession>> connect_to_server(
+    const ServerConfig& config, const ConnectServices& services, ConnectOptions options,
+    std::function<void(Result<std::shared_ptr<ClientSession>>)> done) {
+  if (!services.executor) {
+    return Error::make(ErrorCode::invalid_argument, "connect_to_server: no executor");
+  }
+  auto transport = make_transport(config, services, options);
+  if (!transport.ok()) return std::move(transport).error();
+
+  ClientOptions client;
+  client.client_info = options.client_info;
+  client.server_name = config.name;
+  client.connect_timeout = effective_timeout(config, options);
+  client.request_timeout = client.connect_timeout;
+  client.roots_cwd = options.cwd;
+  client.on_notification = std::move(options.on_notification);
+  client.on_close = std::move(options.on_close);
+  client.logger = services.logger;
+
+  auto session = ClientSession::create(*services.executor, std::move(transport.value()),
+                                       std::move(client));
+  std::weak_ptr<ClientSession> weak = session;
+  session->connect([weak, done = std::move(done)](Status status) {
+    auto s = weak.lock();
+    if (!status.ok()) return done(std::move(status).error());
+    if (!s) return done(Error::make(ErrorCode::closed, "session destroyed while connecting"));
+    done(std::move(s));
+  });
+  return session;
+}
+
+}  // namespace mcprt
