@@ -455,7 +455,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
 
   bool reconnect_allowed(SseStream& stream, bool answered_http) const {
     stream.failed_reconnects = answered_http ? 0 : stream.failed_reconnects + 1;
-    return stream.failed_reconnects <= conn_->options().max_resume_attempts;
+    return stream.failed_reconnects < conn_->options().max_resume_attempts;
   }
 
   // The client gave up on a request (timeout, abort): a resumption of its stream is no

@@ -1,0 +1,1111 @@
+// The HTTP transports (mcprt/http_transport.hpp) through the Transport interface, over
+// FakeHttpClient and ManualExecutor: Streamable HTTP (2025-11-25), legacy HTTP+SSE
+// (2024-11-05), the automatic fallback, redirects with origin-locked headers, and auth.
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mcprt/auth.hpp"
+#include "mcprt/http_transport.hpp"
+#include "mcprt/testing/fake_http_client.hpp"
+#include "mcprt/testing/manual_executor.hpp"
+
+namespace mcprt {
+namespace {
+
+using testing::FakeHttpClient;
+using testing::FakeHttpExchange;
+using testing::ManualExecutor;
+using testing::sse_event;
+using testing::sse_raw;
+
+constexpr const char* kUrl = "http://mcp.test:8080/mcp";
+
+json rpc_request(int id, const std::string& method, json params = json::object()) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+}
+json rpc_notification(const std::string& method, json params = json::object()) {
+  return {{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
+}
+json rpc_result(int id, json result = json::object()) {
+  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+}
+json init_request() {
+  return rpc_request(0, "initialize",
+                     {{"protocolVersion", "2025-11-25"},
+                      {"capabilities", json::object()},
+                      {"clientInfo", {{"name", "test"}, {"version", "1"}}}});
+}
+json init_result(const std::string& version = "2025-11-25") {
+  return rpc_result(0, {{"protocolVersion", version},
+                        {"capabilities", json::object()},
+                        {"serverInfo", {{"name", "srv"}, {"version", "1"}}}});
+}
+json initialized() { return rpc_notification("notifications/initialized"); }
+
+// A storage that answers on the next executor turn and counts calls.
+class FakeAuthStorage final : public AuthStorage {
+ public:
+  explicit FakeAuthStorage(Executor& ex) : ex_(ex) {}
+  void get_token(const AuthRequest& request, TokenCallback done) override {
+    ++gets;
+    requests.push_back(request);
+    ex_.post([done, t = token] { done(t); });
+  }
+  void refresh_token(const AuthRequest& request, const std::string& rejected,
+                     TokenCallback done) override {
+    ++refreshes;
+    rejected_tokens.push_back(rejected);
+    if (refreshed) token = refreshed;
+    ex_.post([done, t = token] { done(t); });
+  }
+
+  std::optional<std::string> token;
+  std::optional<std::string> refreshed;
+  int gets = 0;
+  int refreshes = 0;
+  std::vector<AuthRequest> requests;
+  std::vector<std::string> rejected_tokens;
+
+ private:
+  Executor& ex_;
+};
+
+class HttpTransportTest : public ::testing::Test {
+ protected:
+  HttpTransportOptions options(HttpTransportMode mode = HttpTransportMode::streamable) {
+    HttpTransportOptions o;
+    o.url = kUrl;
+    o.server_name = "x";
+    o.mode = mode;
+    return o;
+  }
+
+  void open(HttpTransportOptions o) {
+    auto made = make_http_transport(ex, http, std::move(o));
+    ASSERT_TRUE(made.ok()) << made;
+    transport = std::move(made).value();
+    TransportHandlers h;
+    h.on_message = [this](json m) { received.push_back(std::move(m)); };
+    h.on_close = [this](const Error& e) { closes.push_back(e); };
+    transport->start(std::move(h));
+  }
+
+  void send(const json& m) { ASSERT_TRUE(transport->send(m).ok()); }
+
+  // Runs the executor, then takes the oldest request not handled yet.
+  std::optional<FakeHttpExchange> next() {
+    ex.run_until_idle();
+    return http.take();
+  }
+
+  // initialize (JSON answer with session `session`) → initialized (202) → GET (405).
+  void handshake(const std::string& session = "s1") {
+    send(init_request());
+    auto init = next();
+    ASSERT_TRUE(init);
+    init->respond_json(init_result(), {{"Mcp-Session-Id", session}});
+    ex.run_until_idle();
+    send(initialized());
+    auto note = next();
+    ASSERT_TRUE(note);
+    note->respond(202);
+    auto get = next();
+    ASSERT_TRUE(get);
+    ASSERT_EQ(get->method(), "GET");
+    get->respond(405);
+    ex.run_until_idle();
+    ASSERT_EQ(http.pending(), 0u);
+    received.clear();
+  }
+
+  // The error object of the one message received, which must be an error response.
+  json only_error() {
+    EXPECT_EQ(received.size(), 1u);
+    if (received.empty() || !received[0].contains("error")) return json::object();
+    return received[0]["error"];
+  }
+
+  ManualExecutor ex;
+  FakeHttpClient http{ex};
+  std::unique_ptr<Transport> transport;
+  std::vector<json> received;
+  std::vector<Error> closes;
+};
+
+// --- Streamable HTTP: messages ---------------------------------------------------------
+
+TEST_F(HttpTransportTest, Streamable_PostsEachMessageWithJsonAndEventStreamAccept) {
+  open(options());
+  send(init_request());
+  auto post = next();
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->method(), "POST");
+  EXPECT_EQ(post->url(), kUrl);
+  EXPECT_EQ(post->header("Content-Type"), "application/json");
+  EXPECT_EQ(post->header("Accept"), "application/json, text/event-stream");
+  EXPECT_EQ(post->json_body(), init_request());
+  EXPECT_FALSE(post->has_header("Mcp-Session-Id"));
+  EXPECT_FALSE(post->has_header("MCP-Protocol-Version"));
+}
+
+TEST_F(HttpTransportTest, Streamable_DeliversAJsonAnswer) {
+  open(options());
+  send(init_request());
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_json(init_result());
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(received[0], init_result());
+  EXPECT_TRUE(closes.empty());
+}
+
+TEST_F(HttpTransportTest, Streamable_DeliversEachMessageOfAJsonBatch) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/list"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  json batch = json::array({rpc_notification("notifications/message", {{"level", "info"}}),
+                            rpc_result(1, {{"tools", json::array()}})});
+  post->respond_json(batch);
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 2u);
+  EXPECT_EQ(received[0], batch[0]);
+  EXPECT_EQ(received[1], batch[1]);
+}
+
+TEST_F(HttpTransportTest, Streamable_ParsesAnSseAnswerWhateverTheChunkBoundaries) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  for (std::size_t chunk = 1; chunk <= 9; ++chunk) {
+    const int id = static_cast<int>(chunk);
+    send(rpc_request(id, "tools/list"));
+    auto post = next();
+    ASSERT_TRUE(post);
+    const json progress =
+        rpc_notification("notifications/progress", {{"progressToken", id}, {"progress", 1}});
+    const json result = rpc_result(id, {{"tools", json::array({{{"name", "é✓"}}})}});
+    post->respond_sse_head();
+    post->chunks("event: message\r\nid: a" + std::to_string(id) + "\r\ndata: " + progress.dump() +
+                     "\r\n\r\n" + sse_event(result, "b" + std::to_string(id)),
+                 chunk);
+    post->complete();
+    ex.run_until_idle();
+    ASSERT_EQ(received.size(), 2u) << "chunk size " << chunk;
+    EXPECT_EQ(received[0], progress);
+    EXPECT_EQ(received[1], result);
+    received.clear();
+  }
+  EXPECT_EQ(http.pending(), 0u);  // answered streams are not resumed
+}
+
+TEST_F(HttpTransportTest, Streamable_DeliversNotificationsAndServerRequestsBeforeTheResult) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(3, "tools/call", {{"name", "slow"}}));
+  auto post = next();
+  ASSERT_TRUE(post);
+  const json log = rpc_notification("notifications/message", {{"level", "info"}, {"data", "hi"}});
+  const json roots = rpc_request(0, "roots/list");
+  const json result = rpc_result(3, {{"content", json::array()}});
+  post->respond_sse_head();
+  post->chunk(sse_raw("id: p0\ndata:"));  // the 2025-11-25 priming event: no message
+  post->chunk(sse_event(log, "p1"));
+  post->chunk(sse_event(roots, "p2"));
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 2u);
+  EXPECT_EQ(received[0], log);
+  EXPECT_EQ(received[1], roots);
+
+  // The client's answer to the server request is POSTed like any message.
+  send(rpc_result(0, {{"roots", json::array()}}));
+  auto answer = next();
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->method(), "POST");
+  EXPECT_EQ(answer->json_body(), rpc_result(0, {{"roots", json::array()}}));
+  EXPECT_EQ(answer->header("Mcp-Session-Id"), "s1");
+  answer->respond(202);
+
+  post->chunk(sse_event(result, "p3"));
+  post->complete();
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 3u);
+  EXPECT_EQ(received[2], result);
+  EXPECT_TRUE(closes.empty());
+}
+
+TEST_F(HttpTransportTest, Streamable_Accepts202ForNotifications) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_notification("notifications/cancelled", {{"requestId", 9}, {"reason", "x"}}));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond(202);
+  ex.run_until_idle();
+  EXPECT_TRUE(received.empty());
+  EXPECT_TRUE(closes.empty());
+  EXPECT_EQ(http.pending(), 0u);
+}
+
+TEST_F(HttpTransportTest, Streamable_KeepsTheSessionIdAndSendsItOnEveryLaterRequest) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_sse_head({{"mcp-session-id", "abc-123"}});
+  init->chunk(sse_event(init_result(), "e1"));
+  init->complete();
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  EXPECT_EQ(note->header("Mcp-Session-Id"), "abc-123");
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->header("Mcp-Session-Id"), "abc-123");
+  get->respond(405);
+  send(rpc_request(1, "tools/list"));
+  auto list = next();
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->header("Mcp-Session-Id"), "abc-123");
+}
+
+TEST_F(HttpTransportTest, Streamable_SendsTheNegotiatedProtocolVersionAfterInitialize) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  EXPECT_FALSE(init->has_header("MCP-Protocol-Version"));
+  init->respond_json(init_result("2025-06-18"));
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  EXPECT_EQ(note->header("MCP-Protocol-Version"), "2025-06-18");
+  EXPECT_FALSE(note->has_header("Mcp-Session-Id"));  // the server gave none
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->header("mcp-protocol-version"), "2025-06-18");
+}
+
+// --- Streamable HTTP: the GET stream ---------------------------------------------------
+
+TEST_F(HttpTransportTest, Streamable_OpensTheGetStreamOnlyAfterInitializedWasAccepted) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  EXPECT_EQ(http.pending(), 0u);  // no GET before initialized
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  EXPECT_EQ(http.pending(), 0u);
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->method(), "GET");
+  EXPECT_EQ(get->url(), kUrl);
+  EXPECT_EQ(get->header("Accept"), "text/event-stream");
+  EXPECT_EQ(get->header("Mcp-Session-Id"), "s1");
+
+  const json changed = rpc_notification("notifications/tools/list_changed");
+  get->respond_sse_head();
+  get->chunk(sse_event(changed, "g1"));
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 2u);  // the initialize result, then the notification
+  EXPECT_EQ(received[1], changed);
+}
+
+TEST_F(HttpTransportTest, Streamable_StopsTryingTheGetStreamAfter405) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());  // answers the GET with 405
+  ex.advance(Millis(120000));
+  EXPECT_EQ(http.pending(), 0u);
+  EXPECT_TRUE(closes.empty());
+  EXPECT_NE(transport->diagnostics().find("405"), std::string::npos);
+}
+
+TEST_F(HttpTransportTest, Streamable_ReopensAnEndedGetStreamWithLastEventIdAfterRetry) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  EXPECT_FALSE(get->has_header("Last-Event-ID"));
+  get->respond_sse_head();
+  get->chunk("retry: 300\n" + sse_event(rpc_notification("notifications/tools/list_changed"), "g7"));
+  get->complete();
+  ex.run_until_idle();
+  ex.advance(Millis(299));
+  EXPECT_EQ(http.pending(), 0u);
+  ex.advance(Millis(1));
+  auto again = next();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->method(), "GET");
+  EXPECT_EQ(again->header("Last-Event-ID"), "g7");
+}
+
+// --- Streamable HTTP: resuming a broken POST stream ------------------------------------
+
+TEST_F(HttpTransportTest, Streamable_ResumesABrokenPostStreamWithLastEventIdAfterRetry) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call", {{"name", "slow"}}));
+  auto post = next();
+  ASSERT_TRUE(post);
+  const json progress = rpc_notification("notifications/progress", {{"progressToken", 1}, {"progress", 1}});
+  post->respond_sse_head();
+  post->chunk(sse_raw("id: e1\nretry: 250\ndata:"));
+  post->chunk(sse_event(progress, "e2"));
+  post->fail(Error::make(ErrorCode::transport, "connection reset"));  // the drop
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_TRUE(closes.empty());
+
+  ex.advance(Millis(249));
+  EXPECT_EQ(http.pending(), 0u);  // honours retry: 250
+  ex.advance(Millis(1));
+  auto resume = next();
+  ASSERT_TRUE(resume);
+  EXPECT_EQ(resume->method(), "GET");
+  EXPECT_EQ(resume->header("Last-Event-ID"), "e2");
+  EXPECT_EQ(resume->header("Accept"), "text/event-stream");
+  EXPECT_EQ(resume->header("Mcp-Session-Id"), "s1");
+  EXPECT_EQ(resume->header("MCP-Protocol-Version"), "2025-11-25");
+
+  resume->respond_sse_head();
+  resume->chunk(sse_event(rpc_result(1, {{"content", json::array()}}), "e3"));
+  resume->complete();
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 2u);
+  EXPECT_EQ(received[1], rpc_result(1, {{"content", json::array()}}));
+  ex.advance(Millis(10000));
+  EXPECT_EQ(http.pending(), 0u);  // answered: no more resuming
+}
+
+TEST_F(HttpTransportTest, Streamable_ResumesAfterTheDefaultDelayWhenTheServerSentNoRetry) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  post->chunk(sse_raw("id: only\ndata:"));
+  post->complete();  // the server closed the stream (SSE polling)
+  ex.run_until_idle();
+  ex.advance(Millis(999));
+  EXPECT_EQ(http.pending(), 0u);
+  ex.advance(Millis(1));
+  auto resume = next();
+  ASSERT_TRUE(resume);
+  EXPECT_EQ(resume->header("Last-Event-ID"), "only");
+}
+
+TEST_F(HttpTransportTest, Streamable_GivesUpResumingAfterTheAttemptLimit) {
+  auto o = options();
+  o.max_resume_attempts = 2;
+  open(o);
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  post->chunk(sse_raw("id: e1\ndata:"));
+  post->complete();
+  ex.run_until_idle();
+  int gets = 0;
+  for (int i = 0; i < 10 && received.empty(); ++i) {
+    ex.advance(Millis(1000));
+    auto resume = next();
+    if (!resume) continue;
+    ++gets;
+    resume->fail(Error::make(ErrorCode::transport, "connection refused"));
+    ex.run_until_idle();
+  }
+  EXPECT_EQ(gets, 2);
+  json error = only_error();
+  EXPECT_EQ(error.value("code", 0), kHttpTransportErrorCode);
+  EXPECT_NE(error.value("message", "").find("gave up resuming"), std::string::npos);
+  EXPECT_TRUE(closes.empty());
+}
+
+TEST_F(HttpTransportTest, Streamable_FailsARequestWhoseStreamEndsWithoutAnEventId) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(4, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  post->chunk(sse_event(rpc_notification("notifications/message"), ""));
+  post->complete();
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 2u);
+  ASSERT_TRUE(received[1].contains("error"));
+  EXPECT_EQ(received[1]["id"], 4);
+  EXPECT_NE(received[1]["error"].value("message", "").find("no event id"), std::string::npos);
+  ex.advance(Millis(5000));
+  EXPECT_EQ(http.pending(), 0u);
+}
+
+TEST_F(HttpTransportTest, Streamable_StopsResumingARequestTheClientCancelled) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(5, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  post->chunk(sse_raw("id: e1\ndata:"));
+  post->complete();
+  ex.run_until_idle();
+  send(rpc_notification("notifications/cancelled", {{"requestId", 5}, {"reason", "timeout"}}));
+  auto cancel = next();
+  ASSERT_TRUE(cancel);
+  cancel->respond(202);
+  ex.advance(Millis(5000));
+  EXPECT_EQ(http.pending(), 0u);
+  EXPECT_TRUE(received.empty());
+}
+
+// --- Streamable HTTP: session expiry ---------------------------------------------------
+
+TEST_F(HttpTransportTest, Streamable_ReinitializesOnceWhenTheSessionExpiresAndRetries) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake("s1"));
+  send(rpc_request(1, "tools/list"));
+  auto list = next();
+  ASSERT_TRUE(list);
+  EXPECT_EQ(list->header("Mcp-Session-Id"), "s1");
+  list->respond(404, "Session not found");
+
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  EXPECT_EQ(reinit->method(), "POST");
+  EXPECT_EQ(reinit->json_body(), init_request());
+  EXPECT_FALSE(reinit->has_header("Mcp-Session-Id"));
+  reinit->respond_json(init_result(), {{"Mcp-Session-Id", "s2"}});
+
+  auto note = next();
+  ASSERT_TRUE(note);
+  EXPECT_EQ(note->json_body(), initialized());
+  EXPECT_EQ(note->header("Mcp-Session-Id"), "s2");
+  // A message sent while re-initializing waits for the new session.
+  send(rpc_request(2, "ping"));
+  ex.run_until_idle();
+  EXPECT_EQ(http.pending(), 0u);
+  note->respond(202);
+
+  auto retried = next();
+  ASSERT_TRUE(retried);
+  EXPECT_EQ(retried->json_body(), rpc_request(1, "tools/list"));
+  EXPECT_EQ(retried->header("Mcp-Session-Id"), "s2");
+  auto ping = next();
+  ASSERT_TRUE(ping);
+  EXPECT_EQ(ping->json_body(), rpc_request(2, "ping"));
+  EXPECT_EQ(ping->header("Mcp-Session-Id"), "s2");
+  retried->respond_json(rpc_result(1, {{"tools", json::array()}}));
+  ping->respond_json(rpc_result(2));
+  ex.run_until_idle();
+
+  // The replayed initialize's answer stays inside the transport.
+  ASSERT_EQ(received.size(), 2u);
+  EXPECT_EQ(received[0], rpc_result(1, {{"tools", json::array()}}));
+  EXPECT_EQ(received[1], rpc_result(2));
+  EXPECT_TRUE(closes.empty());
+  auto get = next();  // the GET stream is reopened for the new session
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->method(), "GET");
+  EXPECT_EQ(get->header("Mcp-Session-Id"), "s2");
+}
+
+TEST_F(HttpTransportTest, Streamable_ASecond404ForTheSameMessageFailsIt) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake("s1"));
+  send(rpc_request(1, "tools/list"));
+  auto list = next();
+  ASSERT_TRUE(list);
+  list->respond(404);
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  reinit->respond_json(init_result(), {{"Mcp-Session-Id", "s2"}});
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto retried = next();
+  ASSERT_TRUE(retried);
+  retried->respond(404, "gone again");
+  ex.run_until_idle();
+
+  json error = only_error();
+  EXPECT_EQ(received[0]["id"], 1);
+  EXPECT_EQ(error.value("code", 0), kHttpTransportErrorCode);
+  EXPECT_EQ(error["data"].value("status", 0), 404);
+  EXPECT_EQ(error["data"].value("transport_error", ""), "http_status");
+  EXPECT_EQ(error.value("message", ""),
+            std::string("Server \"x\": HTTP 404 from ") + kUrl + ": gone again");
+  EXPECT_TRUE(closes.empty());
+  // Only one re-initialize happened.
+  int inits = 0;
+  for (const auto& r : http.all()) {
+    if (r.json_body().is_object() && r.json_body().value("method", "") == "initialize") ++inits;
+  }
+  EXPECT_EQ(inits, 2);
+}
+
+TEST_F(HttpTransportTest, Streamable_AFailedReinitializeClosesTheTransport) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake("s1"));
+  send(rpc_request(1, "tools/list"));
+  auto list = next();
+  ASSERT_TRUE(list);
+  list->respond(404);
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  reinit->respond(503, "maintenance");
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::http_status);
+  EXPECT_NE(closes[0].message.find("re-initializing failed"), std::string::npos);
+  EXPECT_NE(closes[0].message.find("HTTP 503"), std::string::npos);
+  EXPECT_FALSE(transport->send(rpc_request(2, "ping")).ok());
+}
+
+// --- Streamable HTTP: errors -----------------------------------------------------------
+
+TEST_F(HttpTransportTest, Streamable_NonSuccessFailsOnlyThatRequestWithStatusAndAtMost1KiBOfBody) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  const std::string body = std::string(1000, 'a') + std::string(2000, 'b');
+  post->head(500, {{"Content-Type", "text/plain"}});
+  post->chunks(body, 700);
+  post->complete();
+  ex.run_until_idle();
+
+  json error = only_error();
+  EXPECT_EQ(received[0]["id"], 1);
+  EXPECT_EQ(error.value("message", ""), std::string("Server \"x\": HTTP 500 from ") + kUrl + ": " +
+                                            body.substr(0, 1024));
+  EXPECT_EQ(error["data"].value("status", 0), 500);
+  EXPECT_TRUE(post->aborted());  // it stopped reading after 1 KiB
+  EXPECT_TRUE(closes.empty());
+
+  // The connection is still usable.
+  send(rpc_request(2, "ping"));
+  auto ping = next();
+  ASSERT_TRUE(ping);
+  ping->respond_json(rpc_result(2));
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 2u);
+  EXPECT_EQ(received[1], rpc_result(2));
+}
+
+TEST_F(HttpTransportTest, Streamable_InitializeFailureClosesWithTheHttpError) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond(405, "Method Not Allowed");  // explicit `http`: no fallback
+  ex.run_until_idle();
+  EXPECT_TRUE(received.empty());
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::http_status);
+  EXPECT_EQ(closes[0].message,
+            std::string("Server \"x\": HTTP 405 from ") + kUrl + ": Method Not Allowed");
+  EXPECT_EQ(http.pending(), 0u);
+}
+
+TEST_F(HttpTransportTest, Streamable_ConnectionFailureFailsTheRequestWithATransportError) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "ping"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->fail(Error::make(ErrorCode::transport, "connection refused"));
+  ex.run_until_idle();
+  json error = only_error();
+  EXPECT_EQ(error["data"].value("transport_error", ""), "transport");
+  EXPECT_EQ(error.value("message", ""),
+            std::string("Server \"x\": POST ") + kUrl + " failed: connection refused");
+}
+
+TEST_F(HttpTransportTest, Streamable_CorsRejectionReachesTheCallerWithTheFix) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "ping"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->fail(make_cors_error(kUrl));
+  ex.run_until_idle();
+  json error = only_error();
+  EXPECT_EQ(error["data"].value("cors", false), true);
+  EXPECT_NE(error.value("message", "").find("Access-Control-Expose-Headers"), std::string::npos);
+}
+
+TEST_F(HttpTransportTest, Streamable_ASendThatCannotStartFailsThatRequestLater) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  http.fail_next_send(Error::make(ErrorCode::transport, "no route"));
+  ASSERT_TRUE(transport->send(rpc_request(1, "ping")).ok());
+  EXPECT_TRUE(received.empty());  // never inside send()
+  ex.run_until_idle();
+  json error = only_error();
+  EXPECT_NE(error.value("message", "").find("no route"), std::string::npos);
+}
+
+TEST_F(HttpTransportTest, Streamable_ARequestAnswered202WithoutAResponseFails) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "ping"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond(202);
+  ex.run_until_idle();
+  json error = only_error();
+  EXPECT_NE(error.value("message", "").find("without a JSON-RPC response"), std::string::npos);
+}
+
+// --- Streamable HTTP: close ------------------------------------------------------------
+
+TEST_F(HttpTransportTest, Streamable_CloseSendsDeleteWithTheSessionIdThenReportsClosed) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake("s9"));
+  send(rpc_request(1, "tools/call"));
+  auto pending = next();
+  ASSERT_TRUE(pending);
+  transport->close();
+  EXPECT_TRUE(pending->aborted());
+  auto del = next();
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->method(), "DELETE");
+  EXPECT_EQ(del->url(), kUrl);
+  EXPECT_EQ(del->header("Mcp-Session-Id"), "s9");
+  EXPECT_GT(del->request().timeout_ms, 0);
+  EXPECT_TRUE(closes.empty());
+  del->respond(200);
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::closed);
+  EXPECT_FALSE(transport->send(rpc_request(2, "ping")).ok());
+}
+
+TEST_F(HttpTransportTest, Streamable_CloseIsBoundedWhenTheDeleteNeverAnswers) {
+  auto o = options();
+  o.close_timeout_ms = 1500;
+  open(o);
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  transport->close();
+  auto del = next();
+  ASSERT_TRUE(del);
+  ex.advance(Millis(1499));
+  EXPECT_TRUE(closes.empty());
+  ex.advance(Millis(1));
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::closed);
+  EXPECT_TRUE(del->aborted());
+}
+
+TEST_F(HttpTransportTest, Streamable_CloseWithoutASessionSendsNoDelete) {
+  open(options());
+  transport->close();
+  transport->close();  // idempotent
+  EXPECT_TRUE(closes.empty());  // never inside close()
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(http.all().size(), 0u);
+}
+
+TEST_F(HttpTransportTest, Streamable_DestroyingTheTransportAbortsItsRequestsSilently) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  transport.reset();
+  EXPECT_TRUE(post->aborted());
+  post->chunk(sse_event(rpc_result(1)));
+  ex.run_until_idle();
+  EXPECT_TRUE(received.empty());
+  EXPECT_TRUE(closes.empty());
+}
+
+// --- automatic fallback to legacy SSE --------------------------------------------------
+
+class FallbackTest : public HttpTransportTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(FallbackTest, Auto_FallsBackToLegacySseWhenInitializeIsRejected) {
+  open(options(HttpTransportMode::automatic));
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  EXPECT_EQ(init->method(), "POST");
+  init->respond(GetParam(), "nope");
+
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  EXPECT_EQ(stream->method(), "GET");
+  EXPECT_EQ(stream->url(), kUrl);
+  EXPECT_EQ(stream->header("Accept"), "text/event-stream");
+  stream->respond_sse_head();
+  stream->chunk("event: endpoint\ndata: /message?sessionId=abc\n\n");
+
+  auto replay = next();
+  ASSERT_TRUE(replay);
+  EXPECT_EQ(replay->method(), "POST");
+  EXPECT_EQ(replay->url(), "http://mcp.test:8080/message?sessionId=abc");
+  EXPECT_EQ(replay->json_body(), init_request());
+  replay->respond(202, "Accepted");
+  stream->chunk(sse_event(init_result(), "", "message"));
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(received[0], init_result());
+  EXPECT_TRUE(closes.empty());
+
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  EXPECT_EQ(note->url(), "http://mcp.test:8080/message?sessionId=abc");
+}
+
+INSTANTIATE_TEST_SUITE_P(RejectionStatuses, FallbackTest, ::testing::Values(400, 404, 405));
+
+TEST_F(HttpTransportTest, Auto_DoesNotFallBackOnAServerError) {
+  open(options(HttpTransportMode::automatic));
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond(500, "boom");
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::http_status);
+  EXPECT_EQ(http.pending(), 0u);
+}
+
+TEST_F(HttpTransportTest, Auto_KeepsStreamableHttpOnceInitializeSucceeded) {
+  open(options(HttpTransportMode::automatic));
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/list"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond(404, "no");
+  ex.run_until_idle();
+  // A 404 later is a session expiry (re-initialize over Streamable HTTP), never a fallback.
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  EXPECT_EQ(reinit->method(), "POST");
+  EXPECT_EQ(reinit->json_body(), init_request());
+}
+
+TEST_F(HttpTransportTest, Auto_FailedFallbackSaysWhatStreamableHttpAnswered) {
+  open(options(HttpTransportMode::automatic));
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond(405);
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  stream->respond(404, "Not Found");
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].message, std::string("Server \"x\": HTTP 404 from ") + kUrl +
+                                   ": Not Found (after Streamable HTTP answered HTTP 405 to "
+                                   "initialize)");
+}
+
+// --- legacy HTTP+SSE -------------------------------------------------------------------
+
+TEST_F(HttpTransportTest, Sse_PostsToTheEndpointAndReadsAnswersFromTheStream) {
+  open(options(HttpTransportMode::sse));
+  auto stream = next();  // start() opens the stream
+  ASSERT_TRUE(stream);
+  EXPECT_EQ(stream->method(), "GET");
+  send(init_request());  // before the endpoint: waits
+  ex.run_until_idle();
+  EXPECT_EQ(http.pending(), 0u);
+  stream->respond_sse_head();
+  stream->chunks("event: endpoint\ndata: messages/?session_id=42\n\n", 5);
+
+  auto post = next();
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->url(), "http://mcp.test:8080/messages/?session_id=42");
+  EXPECT_EQ(post->header("Content-Type"), "application/json");
+  EXPECT_EQ(post->json_body(), init_request());
+  post->respond(202);
+  stream->chunks(sse_event(init_result()), 7);
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(received[0], init_result());
+}
+
+TEST_F(HttpTransportTest, Sse_RejectsAnEndpointOnAnotherOrigin) {
+  open(options(HttpTransportMode::sse));
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  send(init_request());
+  stream->respond_sse_head();
+  stream->chunk("event: endpoint\ndata: http://evil.test/message\n\n");
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::protocol);
+  EXPECT_NE(closes[0].message.find("not on the same origin"), std::string::npos);
+  EXPECT_NE(closes[0].message.find("http://evil.test/message"), std::string::npos);
+  EXPECT_EQ(http.pending(), 0u);  // nothing was posted there
+  EXPECT_TRUE(stream->aborted());
+}
+
+TEST_F(HttpTransportTest, Sse_TheStreamEndingClosesTheTransport) {
+  open(options(HttpTransportMode::sse));
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  stream->respond_sse_head();
+  stream->chunk("event: endpoint\ndata: /m\n\n");
+  stream->complete();
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::closed);
+  EXPECT_EQ(closes[0].message,
+            std::string("Server \"x\": the server closed the SSE stream (") + kUrl + ")");
+}
+
+TEST_F(HttpTransportTest, Sse_ARejectedPostFailsOnlyThatRequest) {
+  open(options(HttpTransportMode::sse));
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  stream->respond_sse_head();
+  stream->chunk("event: endpoint\ndata: /m\n\n");
+  ex.run_until_idle();
+  send(rpc_request(7, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond(400, "bad");
+  ex.run_until_idle();
+  json error = only_error();
+  EXPECT_EQ(received[0]["id"], 7);
+  EXPECT_EQ(error.value("message", ""), "Server \"x\": HTTP 400 from http://mcp.test:8080/m: bad");
+  EXPECT_TRUE(closes.empty());
+}
+
+TEST_F(HttpTransportTest, Sse_CloseAbortsTheStreamAndReportsClosed) {
+  open(options(HttpTransportMode::sse));
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  transport->close();
+  EXPECT_TRUE(stream->aborted());
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::closed);
+}
+
+// --- redirects and origin-locked headers -----------------------------------------------
+
+TEST_F(HttpTransportTest, OriginLock_ConfiguredHeadersNeverFollowARedirectToAnotherOrigin) {
+  auto o = options(HttpTransportMode::sse);
+  o.origin_locked = true;
+  o.headers.add("X-Api-Key", "secret");
+  open(o);
+  auto first = next();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->header("X-Api-Key"), "secret");
+  EXPECT_FALSE(first->request().follow_redirects);  // the core follows, hop by hop
+  first->respond(302, "", {{"Location", "http://other.test:9000/sse"}});
+
+  auto second = next();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->method(), "GET");
+  EXPECT_EQ(second->url(), "http://other.test:9000/sse");
+  EXPECT_FALSE(second->has_header("X-Api-Key"));
+  second->respond_sse_head();
+  second->chunk("event: endpoint\ndata: /message\n\n");  // same origin as the final URL
+  send(rpc_request(1, "ping"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->url(), "http://other.test:9000/message");
+  EXPECT_FALSE(post->has_header("X-Api-Key"));
+}
+
+TEST_F(HttpTransportTest, OriginLock_ASameOriginRedirectKeepsTheHeaders) {
+  auto o = options(HttpTransportMode::sse);
+  o.origin_locked = true;
+  o.headers.add("X-Api-Key", "secret");
+  open(o);
+  auto first = next();
+  ASSERT_TRUE(first);
+  first->respond(307, "", {{"Location", "/v2/sse"}});
+  auto second = next();
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->url(), "http://mcp.test:8080/v2/sse");
+  EXPECT_EQ(second->header("X-Api-Key"), "secret");
+}
+
+TEST_F(HttpTransportTest, Redirect_WithoutOriginLockThePlatformFollowsAndTheFinalUrlCounts) {
+  auto o = options(HttpTransportMode::sse);
+  o.headers.add("X-Api-Key", "secret");
+  open(o);
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  EXPECT_TRUE(stream->request().follow_redirects);
+  stream->head(200, {{"Content-Type", "text/event-stream"}}, "http://moved.test/sse");
+  stream->chunk("event: endpoint\ndata: /message\n\n");
+  send(rpc_request(1, "ping"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->url(), "http://moved.test/message");  // resolved against the final URL
+  EXPECT_EQ(post->header("X-Api-Key"), "secret");
+}
+
+TEST_F(HttpTransportTest, Redirect_TooManyHopsFailWithAClearError) {
+  auto o = options(HttpTransportMode::sse);
+  o.origin_locked = true;
+  o.max_redirects = 2;
+  open(o);
+  for (int hop = 0; hop < 3; ++hop) {
+    auto r = next();
+    ASSERT_TRUE(r);
+    r->respond(302, "", {{"Location", "/loop" + std::to_string(hop)}});
+  }
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_NE(closes[0].message.find("too many redirects"), std::string::npos);
+}
+
+// --- auth --------------------------------------------------------------------------------
+
+TEST_F(HttpTransportTest, Auth_SendsTheBearerTokenFromStorage) {
+  FakeAuthStorage storage(ex);
+  storage.token = "t1";
+  auto o = options();
+  o.auth_storage = &storage;
+  o.credential_id = "cred";
+  open(o);
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  EXPECT_EQ(init->header("Authorization"), "Bearer t1");
+  ASSERT_EQ(storage.requests.size(), 1u);
+  EXPECT_EQ(storage.requests[0].server_name, "x");
+  EXPECT_EQ(storage.requests[0].credential_id, "cred");
+  EXPECT_EQ(storage.requests[0].url, kUrl);
+  init->respond_json(init_result());
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  EXPECT_EQ(note->header("Authorization"), "Bearer t1");
+  EXPECT_EQ(storage.gets, 1);  // asked once per connection
+}
+
+TEST_F(HttpTransportTest, Auth_AConfiguredAuthorizationHeaderWins) {
+  FakeAuthStorage storage(ex);
+  storage.token = "from-storage";
+  auto o = options();
+  o.auth_storage = &storage;
+  o.headers.add("authorization", "Basic abc");
+  open(o);
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "ping"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->header("Authorization"), "Basic abc");
+  post->respond(401, "who are you");
+  ex.run_until_idle();
+  EXPECT_EQ(storage.gets, 0);
+  EXPECT_EQ(storage.refreshes, 0);  // nothing to refresh: the config decides
+  EXPECT_EQ(only_error()["data"].value("status", 0), 401);
+}
+
+TEST_F(HttpTransportTest, Auth_RefreshesTheTokenOnceOn401AndRetries) {
+  FakeAuthStorage storage(ex);
+  storage.token = "old";
+  storage.refreshed = "new";
+  auto o = options();
+  o.auth_storage = &storage;
+  open(o);
+  send(init_request());
+  auto first = next();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->header("Authorization"), "Bearer old");
+  first->respond(401, "expired");
+  auto retry = next();
+  ASSERT_TRUE(retry);
+  EXPECT_EQ(retry->json_body(), init_request());
+  EXPECT_EQ(retry->header("Authorization"), "Bearer new");
+  ASSERT_EQ(storage.rejected_tokens, std::vector<std::string>{"old"});
+  retry->respond_json(init_result());
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_EQ(received[0], init_result());
+  EXPECT_TRUE(closes.empty());
+}
+
+TEST_F(HttpTransportTest, Auth_A403AfterTheRefreshFailsTheRequest) {
+  FakeAuthStorage storage(ex);
+  storage.token = "old";
+  storage.refreshed = "new";
+  auto o = options();
+  o.auth_storage = &storage;
+  open(o);
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/list"));
+  auto first = next();
+  ASSERT_TRUE(first);
+  first->respond(403, "forbidden");
+  auto retry = next();
+  ASSERT_TRUE(retry);
+  EXPECT_EQ(retry->header("Authorization"), "Bearer new");
+  retry->respond(403, "still forbidden");
+  ex.run_until_idle();
+  EXPECT_EQ(storage.refreshes, 1);
+  EXPECT_EQ(http.pending(), 0u);
+  json error = only_error();
+  EXPECT_EQ(error["data"].value("status", 0), 403);
+  EXPECT_NE(error.value("message", "").find("still forbidden"), std::string::npos);
+}
+
+TEST_F(HttpTransportTest, Auth_OriginLockedTokenStaysOnTheConfiguredOrigin) {
+  FakeAuthStorage storage(ex);
+  storage.token = "t1";
+  auto o = options(HttpTransportMode::sse);
+  o.auth_storage = &storage;
+  o.origin_locked = true;
+  open(o);
+  auto first = next();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->header("Authorization"), "Bearer t1");
+  first->respond(301, "", {{"Location", "https://cdn.test/sse"}});
+  auto second = next();
+  ASSERT_TRUE(second);
+  EXPECT_FALSE(second->has_header("Authorization"));
+}
+
+TEST(HttpTransportFactory, RejectsAUrlThatIsNotHttp) {
+  ManualExecutor ex;
+  FakeHttpClient http(ex);
+  HttpTransportOptions o;
+  o.url = "file:///etc/passwd";
+  o.server_name = "bad";
+  auto made = make_http_transport(ex, http, o);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.error().code, ErrorCode::invalid_config);
+  EXPECT_NE(made.error().message.find("Server \"bad\""), std::string::npos);
+  EXPECT_TRUE(http.all().empty());
+}
+
+}  // namespace
+}  // namespace mcprt
