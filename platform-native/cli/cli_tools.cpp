@@ -30,6 +30,7 @@ struct ServerRun {
   std::string error;
   std::vector<json> tools;
   Millis elapsed{0};
+  bool connection_ended = false;  // the transport finished closing (child reaped)
 };
 
 const char* phase_name(ServerRun::Phase p) {
@@ -142,8 +143,10 @@ int run_tools_command(const ToolsCommandOptions& options) {
     }
     Millis timeout = effective_timeout(run.config, connect_options);
     longest = std::max(longest, timeout == Millis(0) ? Millis(24 * 3600 * 1000) : timeout);
+    ConnectOptions per_server = connect_options;
+    per_server.on_close = [&run](const Error&) { run.connection_ended = true; };
     auto session = connect_to_server(
-        run.config, services, connect_options,
+        run.config, services, per_server,
         [&run, &finish](Result<std::shared_ptr<ClientSession>> r) {
           if (!r.ok()) return finish(run, r.error().message);
           run.phase = ServerRun::Phase::listing;
@@ -253,15 +256,16 @@ int run_tools_command(const ToolsCommandOptions& options) {
   }
   std::fflush(stdout);
 
-  // Shut down cleanly: close every session and wait until every child is gone.
+  // Shut down cleanly: close every session (stdin close → SIGTERM → SIGKILL for servers
+  // that linger) and wait until every connection reports it ended, i.e. its child was
+  // reaped. The backstop covers both grace periods of the close sequence.
   for (auto& run : runs) {
     if (run->session) run->session->close();
   }
   executor.run_until(
       [&] {
-        return std::all_of(runs.begin(), runs.end(), [](const auto& r) {
-          return !r->session || r->session->state() == ClientSession::State::closed;
-        });
+        return std::all_of(runs.begin(), runs.end(),
+                           [](const auto& r) { return !r->session || r->connection_ended; });
       },
       Millis(5000));
   runs.clear();
