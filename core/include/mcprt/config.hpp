@@ -16,7 +16,6 @@
 // Every message about one server reads `Server "<name>": ...`; an invalid entry never
 // stops the other entries of a file. Nothing here throws, blocks or does I/O.
 
-#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -178,13 +177,11 @@ inline constexpr std::size_t kMaxServerNameLength = 100;
 // An absolute http:// or https:// URL with a non-empty host and a valid port.
 bool is_valid_http_url(std::string_view url);
 
-// A stable hash of the unresolved entry (`raw`): FNV-1a 64 over the canonical dump
-// (sorted keys, no whitespace), as 16 lowercase hex digits. The same on every platform;
-// key order in the file does not matter.
+// A stable hash of the unresolved entry (`raw`): FNV-1a 64 (offset basis
+// 0xcbf29ce484222325, prime 0x100000001b3) over canonical_json(raw), as 16 lowercase hex
+// digits. The same on every platform; key order in the file does not matter.
 std::string config_hash(const ServerConfig& config);
-// The canonical text hashed above.
+// The canonical text hashed above: sorted keys, no whitespace, invalid UTF-8 replaced.
 std::string canonical_json(const json& value);
-// FNV-1a 64-bit (offset basis 0xcbf29ce484222325, prime 0x100000001b3).
-std::uint64_t fnv1a_64(std::string_view bytes);
 
 }  // namespace mcprt

@@ -1,12 +1,16 @@
 // The config hash that keys the tool cache (SPEC §4): identical on native and wasm, so
 // it is computed here rather than with any platform or library hash.
 
-#include <cstdio>
+#include <cstdint>
 
 #include "mcprt/config.hpp"
 
 namespace mcprt {
 
+namespace {
+
+// Written out here (not shared with tool naming's hash) so that nothing else can change
+// the cache key by accident.
 std::uint64_t fnv1a_64(std::string_view bytes) {
   std::uint64_t h = 0xcbf29ce484222325ull;
   for (char c : bytes) {
@@ -15,6 +19,8 @@ std::uint64_t fnv1a_64(std::string_view bytes) {
   }
   return h;
 }
+
+}  // namespace
 
 std::string canonical_json(const json& value) {
   // nlohmann's objects are std::maps, so dump() already writes keys sorted by bytes, and
