@@ -177,7 +177,8 @@ Result<json> FakeServer::answer_tools_list(const json& params) const {
     }
   }
   json result = {{"tools", tool_pages_[page]}};
-  if (page + 1 < tool_pages_.size()) result["nextCursor"] = kCursorPrefix + std::to_string(page + 1);
+  if (page + 1 < tool_pages_.size())
+    result["nextCursor"] = kCursorPrefix + std::to_string(page + 1);
   return result;
 }
 

@@ -15,7 +15,7 @@ struct MemoryTransport::Link : std::enable_shared_from_this<Link> {
     bool closed_locally = false;  // this end called close(): it receives nothing more
     bool close_fired = false;
     bool destroyed = false;
-    std::deque<json> inbox;             // arrived before start()
+    std::deque<json> inbox;            // arrived before start()
     std::optional<Error> early_close;  // close arrived before start()
     std::string diagnostics;
     std::size_t sent = 0;

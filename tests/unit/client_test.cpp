@@ -1,6 +1,8 @@
 // ClientSession: handshake and version negotiation, tools/list pagination, tools/call,
 // server requests, notifications, close and lifetime. ManualExecutor + FakeServer.
 
+#include "mcprt/client.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -8,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "mcprt/client.hpp"
 #include "mcprt/testing/fake_server.hpp"
 #include "mcprt/testing/manual_executor.hpp"
 #include "protocol/file_uri.hpp"
@@ -47,7 +48,9 @@ struct Captured {
   const Error& error() const { return last->error(); }
 };
 
-json tool(const std::string& name) { return {{"name", name}, {"inputSchema", {{"type", "object"}}}}; }
+json tool(const std::string& name) {
+  return {{"name", name}, {"inputSchema", {{"type", "object"}}}};
+}
 
 class ClientTest : public ::testing::Test {
  protected:
@@ -320,8 +323,7 @@ TEST_F(ClientTest, Client_ListToolsFailsOnRepeatedCursor) {
   ASSERT_EQ(listed.calls, 1);
   ASSERT_FALSE(listed.ok());
   EXPECT_EQ(listed.error().code, ErrorCode::protocol);
-  EXPECT_NE(listed.error().message.find("\"same\" twice"), std::string::npos)
-      << listed.error();
+  EXPECT_NE(listed.error().message.find("\"same\" twice"), std::string::npos) << listed.error();
   EXPECT_EQ(server.requests("tools/list").size(), 2u);
 }
 
@@ -345,8 +347,8 @@ TEST_F(ClientTest, Client_ListToolsFailsAfterThePageCap) {
 }
 
 TEST_F(ClientTest, Client_ListToolsDropsInvalidEntriesWithAWarning) {
-  server.set_tools({tool("good"), json("not an object"), {{"name", 7}}, {{"title", "x"}},
-                    tool("also-good")});
+  server.set_tools(
+      {tool("good"), json("not an object"), {{"name", 7}}, {{"title", "x"}}, tool("also-good")});
   start_ready();
   Captured<Result<std::vector<json>>> listed;
   session->list_tools(listed.fn());
@@ -360,8 +362,7 @@ TEST_F(ClientTest, Client_ListToolsDropsInvalidEntriesWithAWarning) {
 }
 
 TEST_F(ClientTest, Client_ListToolsFailsWhenToolsIsNotAnArray) {
-  server.on("tools/list",
-            [](const json&) -> Result<json> { return json{{"tools", {{"a", 1}}}}; });
+  server.on("tools/list", [](const json&) -> Result<json> { return json{{"tools", {{"a", 1}}}}; });
   start_ready();
   Captured<Result<std::vector<json>>> listed;
   session->list_tools(listed.fn());
@@ -407,8 +408,9 @@ TEST_F(ClientTest, Client_CallsBeforeConnectFailWithNotConnected) {
 
 TEST_F(ClientTest, Client_CallToolSendsNameAndArgumentsAndReturnsIsErrorAsSuccess) {
   server.on_tool("fail", [](const json& args) -> Result<json> {
-    return json{{"content", {{{"type", "text"}, {"text", "nope: " + args["why"].get<std::string>()}}}},
-                {"isError", true}};
+    return json{
+        {"content", {{{"type", "text"}, {"text", "nope: " + args["why"].get<std::string>()}}}},
+        {"isError", true}};
   });
   start_ready();
   Captured<Result<json>> called;
@@ -423,7 +425,9 @@ TEST_F(ClientTest, Client_CallToolSendsNameAndArgumentsAndReturnsIsErrorAsSucces
 }
 
 TEST_F(ClientTest, Client_CallToolSendsEmptyObjectForNullArguments) {
-  server.on_tool("noargs", [](const json&) -> Result<json> { return json{{"content", json::array()}}; });
+  server.on_tool("noargs", [](const json&) -> Result<json> {
+    return json{{"content", json::array()}};
+  });
   start_ready();
   Captured<Result<json>> called;
   session->call_tool("noargs", nullptr, {}, called.fn());
@@ -455,8 +459,7 @@ TEST_F(ClientTest, Client_CallToolTimeoutNamesServerAndMethod) {
   ex.advance(Millis(1));
   ASSERT_EQ(called.calls, 1);
   EXPECT_EQ(called.error().code, ErrorCode::timeout);
-  EXPECT_EQ(called.error().message,
-            "Server \"demo\": Request tools/call timed out after 5000 ms");
+  EXPECT_EQ(called.error().message, "Server \"demo\": Request tools/call timed out after 5000 ms");
   EXPECT_EQ(server.notifications("notifications/cancelled").size(), 1u);
 }
 
@@ -496,7 +499,8 @@ TEST_F(ClientTest, Client_CallToolProgressReachesTheCallbackAndResetsTheDeadline
   json token = request["params"]["_meta"]["progressToken"];
   ASSERT_FALSE(token.is_null());
   ex.advance(Millis(800));
-  server.notify("notifications/progress", {{"progressToken", token}, {"progress", 50}, {"total", 100}});
+  server.notify("notifications/progress",
+                {{"progressToken", token}, {"progress", 50}, {"total", 100}});
   ex.advance(Millis(800));  // t = 1600: alive only because progress reset the deadline
   EXPECT_EQ(called.calls, 0);
   server.reply(request["id"], {{"content", json::array()}});
@@ -550,7 +554,8 @@ TEST_F(ClientTest, Client_AnswersUnknownServerRequestWithMethodNotFound) {
 TEST_F(ClientTest, Client_RoutesNotificationsToTheHandler) {
   start_ready();
   server.notify("notifications/tools/list_changed");
-  server.notify("notifications/message", {{"level", "warning"}, {"logger", "db"}, {"data", "slow"}});
+  server.notify("notifications/message",
+                {{"level", "warning"}, {"logger", "db"}, {"data", "slow"}});
   ex.run_until_idle();
   ASSERT_EQ(notes.size(), 2u);
   EXPECT_EQ(notes[0].first, "notifications/tools/list_changed");

@@ -50,8 +50,8 @@ TEST(JsonRpcMessage, Message_ErrorWithoutCodeOrMessageIsStillAnError) {
 }
 
 TEST(JsonRpcMessage, Message_InvalidShapesSayWhatTheyLookLike) {
-  auto both = classify_message(
-      {{"jsonrpc", "2.0"}, {"id", 1}, {"result", 1}, {"error", {{"code", 1}}}});
+  auto both =
+      classify_message({{"jsonrpc", "2.0"}, {"id", 1}, {"result", 1}, {"error", {{"code", 1}}}});
   EXPECT_EQ(both.kind, MessageKind::invalid);
   EXPECT_EQ(both.looks_like, LooksLike::response);
 

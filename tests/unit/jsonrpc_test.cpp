@@ -1,6 +1,8 @@
 // RpcPeer: correlation, deadlines, progress, cancellation, fail-closed, malformed input.
 // Driven by a ManualExecutor and a FakeServer on the far end of a MemoryTransport.
 
+#include "mcprt/jsonrpc.hpp"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -8,7 +10,6 @@
 #include <string>
 #include <vector>
 
-#include "mcprt/jsonrpc.hpp"
 #include "mcprt/testing/fake_server.hpp"
 #include "mcprt/testing/manual_executor.hpp"
 
@@ -391,8 +392,7 @@ TEST_F(PeerTest, Peer_RequestsAfterCloseFailAtOnce) {
   auto id = peer->request("tools/list", nullptr, {}, capture(o));
   ASSERT_FALSE(id.ok());
   EXPECT_EQ(id.error().code, ErrorCode::not_connected);
-  EXPECT_NE(id.error().message.find("server exited (code 3)"), std::string::npos)
-      << id.error();
+  EXPECT_NE(id.error().message.find("server exited (code 3)"), std::string::npos) << id.error();
   auto st = peer->notify("notifications/initialized");
   EXPECT_FALSE(st.ok());
   ex.run_until_idle();
@@ -514,7 +514,8 @@ TEST_F(PeerTest, Peer_RequestWithBadIdIsAnsweredWithNullId) {
 }
 
 TEST_F(PeerTest, Peer_ErrorResponseWithNullIdIsNotAnswered) {
-  server.send({{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", -32700}, {"message", "x"}}}});
+  server.send(
+      {{"jsonrpc", "2.0"}, {"id", nullptr}, {"error", {{"code", -32700}, {"message", "x"}}}});
   server.send({{"jsonrpc", "2.0"}, {"error", {{"code", -32700}, {"message", "x"}}}});
   ex.run_until_idle();
   EXPECT_TRUE(server.received().empty());  // answering errors could ping-pong forever

@@ -39,8 +39,7 @@ namespace mcprt {
 
 // Newest first. initialize offers the first; the server's answer must be one of these.
 inline const std::vector<std::string>& supported_protocol_versions() {
-  static const std::vector<std::string> v{"2025-11-25", "2025-06-18", "2025-03-26",
-                                          "2024-11-05"};
+  static const std::vector<std::string> v{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
   return v;
 }
 
@@ -72,14 +71,14 @@ struct ClientOptions {
 
 struct ServerInfo {
   std::string protocol_version;
-  json server_info;    // {name, version, ...}
-  json capabilities;   // the server's capabilities object
+  json server_info;   // {name, version, ...}
+  json capabilities;  // the server's capabilities object
   std::string instructions;
 };
 
 struct CallOptions {
-  Millis timeout{0};             // per-call deadline; 0 = none
-  Millis max_total_timeout{0};   // cap when progress keeps resetting the deadline
+  Millis timeout{0};            // per-call deadline; 0 = none
+  Millis max_total_timeout{0};  // cap when progress keeps resetting the deadline
   AbortSignal signal;
   std::function<void(const json& progress_params)> on_progress;
 };
@@ -112,8 +111,7 @@ class ClientSession {
   // `name` are dropped with a warning. Each page is one request under request_timeout;
   // `signal` aborts the page in flight. Returns the raw tool definitions.
   // Like every call below, fails with not_connected (posted) unless the session is ready.
-  void list_tools(std::function<void(Result<std::vector<json>>)> done,
-                  AbortSignal signal = {});
+  void list_tools(std::function<void(Result<std::vector<json>>)> done, AbortSignal signal = {});
 
   // tools/call {name, arguments} (null arguments are sent as {}). The result is the raw
   // CallToolResult object (content, isError, ...). A JSON-RPC error answer is an Error

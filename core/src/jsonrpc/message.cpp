@@ -79,7 +79,7 @@ Message classify_message(json&& raw) {
   const bool has_id = id_it != raw.end();
   const bool has_result = raw.contains("result");
   const bool has_error = raw.contains("error");
-  const LooksLike looks_like = method_it != raw.end() ? LooksLike::request
+  const LooksLike looks_like = method_it != raw.end()      ? LooksLike::request
                                : (has_result || has_error) ? LooksLike::response
                                                            : LooksLike::nothing;
   json id = has_id ? *id_it : json(nullptr);
@@ -155,8 +155,7 @@ json make_result_response(const json& id, json result) {
   return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
 }
 
-json make_error_response(const json& id, int code, const std::string& message,
-                         const json& data) {
+json make_error_response(const json& id, int code, const std::string& message, const json& data) {
   json err = {{"code", code}, {"message", message}};
   if (!data.is_null()) err["data"] = data;
   return {{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};

@@ -24,10 +24,10 @@ enum class LooksLike { nothing, request, response };
 
 struct Message {
   MessageKind kind = MessageKind::invalid;
-  json id;             // request/response id; null when absent or unusable
-  std::string method;  // request / notification
-  json params;         // request / notification; null when absent
-  json result;         // response, when it is a success
+  json id;                     // request/response id; null when absent or unusable
+  std::string method;          // request / notification
+  json params;                 // request / notification; null when absent
+  json result;                 // response, when it is a success
   std::optional<Error> error;  // response, when it is an error (always ErrorCode::wire)
   // Only for kind == invalid.
   std::string problem;

@@ -54,12 +54,12 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
 
   void post_completion(ResponseCallback done, Result<json> result) {
     if (!done) return;
-    executor.post([weak = weak_from_this(), done = std::move(done),
-                   result = std::move(result)]() mutable {
-      auto self = weak.lock();
-      if (!self || self->destroyed) return;
-      done(std::move(result));
-    });
+    executor.post(
+        [weak = weak_from_this(), done = std::move(done), result = std::move(result)]() mutable {
+          auto self = weak.lock();
+          if (!self || self->destroyed) return;
+          done(std::move(result));
+        });
   }
 
   // Removes the request and posts its completion. No-op when it already completed.
@@ -175,10 +175,14 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
     if (destroyed || closed) return;
     detail::Message m = detail::classify_message(std::move(raw));
     switch (m.kind) {
-      case detail::MessageKind::response: return handle_response(std::move(m));
-      case detail::MessageKind::request: return handle_request(std::move(m));
-      case detail::MessageKind::notification: return handle_notification(m);
-      case detail::MessageKind::invalid: return handle_invalid(m);
+      case detail::MessageKind::response:
+        return handle_response(std::move(m));
+      case detail::MessageKind::request:
+        return handle_request(std::move(m));
+      case detail::MessageKind::notification:
+        return handle_notification(m);
+      case detail::MessageKind::invalid:
+        return handle_invalid(m);
     }
   }
 

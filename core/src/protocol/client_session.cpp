@@ -53,8 +53,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   // --- naming and posting ------------------------------------------------------------
 
   std::string prefix() const {
-    return options.server_name.empty() ? std::string()
-                                       : "Server \"" + options.server_name + "\": ";
+    return options.server_name.empty() ? std::string() : "Server \"" + options.server_name + "\": ";
   }
 
   Error named(Error e) const {
@@ -71,11 +70,12 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   template <class Fn, class V>
   void post_to(Fn fn, V value) {
     if (!fn) return;
-    executor.post([weak = weak_from_this(), fn = std::move(fn), value = std::move(value)]() mutable {
-      auto self = weak.lock();
-      if (!self || self->destroyed) return;
-      fn(std::move(value));
-    });
+    executor.post(
+        [weak = weak_from_this(), fn = std::move(fn), value = std::move(value)]() mutable {
+          auto self = weak.lock();
+          if (!self || self->destroyed) return;
+          fn(std::move(value));
+        });
   }
 
   // Wraps a peer completion: runs `fn` only while the session is alive.
@@ -99,8 +99,8 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
 
   void connect(std::function<void(Status)> done) {
     if (state != State::idle) {
-      post_to(std::move(done), Status(make_error(ErrorCode::invalid_argument,
-                                                 "connect() may only be called once")));
+      post_to(std::move(done),
+              Status(make_error(ErrorCode::invalid_argument, "connect() may only be called once")));
       return;
     }
     state = State::connecting;
@@ -123,10 +123,9 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
         {"clientInfo",
          {{"name", options.client_info.name}, {"version", options.client_info.version}}},
     };
-    auto sent = peer->request("initialize", params, RequestOptions{},
-                              guarded([](Impl& self, Result<json> r) {
-                                self.on_initialize_answer(std::move(r));
-                              }));
+    auto sent = peer->request(
+        "initialize", params, RequestOptions{},
+        guarded([](Impl& self, Result<json> r) { self.on_initialize_answer(std::move(r)); }));
     if (!sent) fail_connect(std::move(sent).error());
   }
 
@@ -146,22 +145,21 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     if (!answer.ok()) return fail_connect(std::move(answer).error());
     const json& result = answer.value();
     if (!result.is_object()) {
-      return fail_connect(Error::make(ErrorCode::protocol,
-                                      "initialize returned a non-object result: " +
-                                          detail::describe_json(result)));
+      return fail_connect(
+          Error::make(ErrorCode::protocol,
+                      "initialize returned a non-object result: " + detail::describe_json(result)));
     }
     auto version = result.find("protocolVersion");
     if (version == result.end() || !version->is_string()) {
-      return fail_connect(Error::make(ErrorCode::protocol,
-                                      "initialize result has no string protocolVersion"));
+      return fail_connect(
+          Error::make(ErrorCode::protocol, "initialize result has no string protocolVersion"));
     }
     const auto& versions = supported_protocol_versions();
     const std::string& v = version->get_ref<const std::string&>();
     if (std::find(versions.begin(), versions.end(), v) == versions.end()) {
-      return fail_connect(Error::make(
-          ErrorCode::unsupported_version,
-          "unsupported protocol version \"" + v + "\" (client supports " +
-              join(versions, ", ") + ")"));
+      return fail_connect(Error::make(ErrorCode::unsupported_version,
+                                      "unsupported protocol version \"" + v +
+                                          "\" (client supports " + join(versions, ", ") + ")"));
     }
     server.protocol_version = v;
     if (auto it = result.find("serverInfo"); it != result.end() && it->is_object()) {
@@ -257,9 +255,8 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     if (auto it = params.find("level"); it != params.end() && it->is_string()) {
       level = it->get<std::string>();
     }
-    std::string text = options.server_name.empty()
-                           ? std::string("Server")
-                           : "Server \"" + options.server_name + "\"";
+    std::string text = options.server_name.empty() ? std::string("Server")
+                                                   : "Server \"" + options.server_name + "\"";
     if (auto it = params.find("logger"); it != params.end() && it->is_string()) {
       text += " [" + it->get<std::string>() + "]";
     }
@@ -307,10 +304,9 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     RequestOptions ro;
     ro.timeout = options.request_timeout;
     ro.signal = op->signal;
-    auto sent = peer->request("tools/list", std::move(params), std::move(ro),
-                              guarded([op](Impl& self, Result<json> r) {
-                                self.on_page(op, std::move(r));
-                              }));
+    auto sent = peer->request(
+        "tools/list", std::move(params), std::move(ro),
+        guarded([op](Impl& self, Result<json> r) { self.on_page(op, std::move(r)); }));
     // Also reached from inside list_tools(): post, never call back synchronously.
     if (!sent) finish_list(op, named(std::move(sent).error()));
   }
@@ -327,8 +323,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
       finish_list(op, make_error(ErrorCode::protocol, std::move(message)));
     };
     if (!page.is_object()) {
-      return list_error("tools/list returned a non-object result: " +
-                        detail::describe_json(page));
+      return list_error("tools/list returned a non-object result: " + detail::describe_json(page));
     }
     auto tools = page.find("tools");
     if (tools == page.end() || !tools->is_array()) {
@@ -368,8 +363,8 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
                         "\" twice; stopping to avoid an endless listing");
     }
     if (options.max_list_pages != 0 && op->pages >= options.max_list_pages) {
-      return list_error("tools/list still had more pages after " +
-                        std::to_string(op->pages) + " pages; stopping");
+      return list_error("tools/list still had more pages after " + std::to_string(op->pages) +
+                        " pages; stopping");
     }
     request_page(op, cursor);
   }
@@ -394,19 +389,19 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     ro.on_progress = std::move(call.on_progress);
     json params = {{"name", name}, {"arguments", std::move(arguments)}};
     auto shared_done = std::make_shared<std::function<void(Result<json>)>>(std::move(done));
-    auto sent = peer->request(
-        "tools/call", std::move(params), std::move(ro),
-        guarded([shared_done](Impl& self, Result<json> r) {
-          auto fn = std::move(*shared_done);
-          if (!fn) return;
-          if (!r.ok()) return fn(self.named(std::move(r).error()));
-          if (!r.value().is_object()) {
-            return fn(self.make_error(ErrorCode::protocol,
-                                      "tools/call returned a non-object result: " +
-                                          detail::describe_json(r.value())));
-          }
-          fn(std::move(r));
-        }));
+    auto sent =
+        peer->request("tools/call", std::move(params), std::move(ro),
+                      guarded([shared_done](Impl& self, Result<json> r) {
+                        auto fn = std::move(*shared_done);
+                        if (!fn) return;
+                        if (!r.ok()) return fn(self.named(std::move(r).error()));
+                        if (!r.value().is_object()) {
+                          return fn(self.make_error(ErrorCode::protocol,
+                                                    "tools/call returned a non-object result: " +
+                                                        detail::describe_json(r.value())));
+                        }
+                        fn(std::move(r));
+                      }));
     if (!sent) post_to(std::move(*shared_done), Result<json>(named(std::move(sent).error())));
   }
 
@@ -442,8 +437,8 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
 
   void close() {
     if (connect_done) {
-      return fail_connect(Error::make(ErrorCode::closed,
-                                      "connection closed during the initialize handshake"));
+      return fail_connect(
+          Error::make(ErrorCode::closed, "connection closed during the initialize handshake"));
     }
     state = State::closed;
     connect_timer.reset();
@@ -486,8 +481,8 @@ void ClientSession::ping(std::function<void(Status)> done, Millis timeout) {
   impl_->ping(std::move(done), timeout);
 }
 
-Result<json> ClientSession::request(const std::string& method, json params,
-                                    RequestOptions options, ResponseCallback done) {
+Result<json> ClientSession::request(const std::string& method, json params, RequestOptions options,
+                                    ResponseCallback done) {
   return impl_->request(method, std::move(params), std::move(options), std::move(done));
 }
 

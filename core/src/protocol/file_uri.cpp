@@ -8,10 +8,24 @@ namespace {
 bool keep_in_path(unsigned char c) {
   if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) return true;
   switch (c) {
-    case '-': case '.': case '_': case '~':                                  // unreserved
-    case '!': case '$': case '&': case '\'': case '(': case ')': case '*':
-    case '+': case ',': case ';': case '=':                                  // sub-delims
-    case ':': case '@': case '/':
+    case '-':
+    case '.':
+    case '_':
+    case '~':  // unreserved
+    case '!':
+    case '$':
+    case '&':
+    case '\'':
+    case '(':
+    case ')':
+    case '*':
+    case '+':
+    case ',':
+    case ';':
+    case '=':  // sub-delims
+    case ':':
+    case '@':
+    case '/':
       return true;
     default:
       return false;

@@ -71,7 +71,7 @@ class FakeServer {
 
   // --- what the client did -------------------------------------------------------------
   const std::vector<json>& received() const { return received_; }
-  std::vector<json> requests(const std::string& method) const;      // in order
+  std::vector<json> requests(const std::string& method) const;       // in order
   std::vector<json> notifications(const std::string& method) const;  // in order
   // The last request for `method`, or null.
   json last_request(const std::string& method) const;
