@@ -126,6 +126,10 @@ class StdioTransport final : public Transport {
   }
 
  private:
+  // idle --start()--> open --close() | over-size line--> closing --stream on_closed--> closed
+  // open --stream on_closed (exit, EOF, I/O error)--> closed
+  // idle --close()--> closed (start() then posts on_close)
+  // on_close fires on entering `closed`, exactly once.
   enum class Phase { idle, open, closing, closed };
 
   struct State {
