@@ -3,7 +3,7 @@
 // implements every transport's protocol rules on top of the platform seams:
 //  - StdioTransport (stdio_transport.hpp): newline framing over a ByteStream;
 //  - the HTTP transports (over HttpClient);
-//  - InMemoryTransport (tests/support): a linked pair.
+//  - MemoryTransport (tests/support): a linked pair.
 
 #include <functional>
 #include <string>

@@ -73,12 +73,12 @@ Result<std::shared_ptr<ClientSession>> connect_to_server(
 
   auto session = ClientSession::create(*services.executor, std::move(transport.value()),
                                        std::move(client));
+  // The session owns this callback, so it must not own the session: a weak reference.
+  // A destroyed session never calls back, so `weak` is alive whenever this runs.
   std::weak_ptr<ClientSession> weak = session;
   session->connect([weak, done = std::move(done)](Status status) {
-    auto s = weak.lock();
     if (!status.ok()) return done(std::move(status).error());
-    if (!s) return done(Error::make(ErrorCode::closed, "session destroyed while connecting"));
-    done(std::move(s));
+    done(weak.lock());
   });
   return session;
 }
