@@ -239,6 +239,21 @@ TEST_F(HttpTransportTest, Streamable_DeliversNotificationsAndServerRequestsBefor
   EXPECT_TRUE(closes.empty());
 }
 
+TEST_F(HttpTransportTest, Streamable_StopsReadingAPostStreamOnceItsResponseArrived) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "ping"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  post->chunk(sse_event(rpc_result(1), "e1"));  // and the server never ends the stream
+  ex.run_until_idle();
+  ASSERT_EQ(received.size(), 1u);
+  EXPECT_TRUE(post->aborted());
+  ex.advance(Millis(10000));
+  EXPECT_EQ(http.pending(), 0u);
+}
+
 TEST_F(HttpTransportTest, Streamable_Accepts202ForNotifications) {
   open(options());
   ASSERT_NO_FATAL_FAILURE(handshake());
@@ -479,6 +494,24 @@ TEST_F(HttpTransportTest, Streamable_StopsResumingARequestTheClientCancelled) {
   cancel->respond(202);
   ex.advance(Millis(5000));
   EXPECT_EQ(http.pending(), 0u);
+  EXPECT_TRUE(received.empty());
+}
+
+TEST_F(HttpTransportTest, Streamable_CancellingARequestAbortsItsOpenPost) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(6, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  ex.run_until_idle();
+  send(rpc_notification("notifications/cancelled", {{"requestId", 6}, {"reason", "aborted"}}));
+  EXPECT_TRUE(post->aborted());
+  auto cancel = next();
+  ASSERT_TRUE(cancel);
+  EXPECT_EQ(cancel->json_body()["params"]["requestId"], 6);
+  post->chunk(sse_event(rpc_result(6)));
+  ex.run_until_idle();
   EXPECT_TRUE(received.empty());
 }
 

@@ -23,8 +23,12 @@
 //  - a broken SSE stream (POST- or GET-originated; cut by an error or ended by the server
 //    before the response) that carried an event id is resumed by a GET with
 //    `Last-Event-ID`, after the stream's `retry:` (default 1000 ms, capped at
-//    max_retry_ms), at most max_resume_attempts times in a row without a new event. A
-//    POST stream that cannot be resumed fails its request.
+//    max_retry_ms). A server that answers and ends the stream again is polling
+//    (SEP-1699) and is followed for as long as the request runs; reconnects that get no
+//    2xx answer at all are bounded by max_resume_attempts in a row. A POST stream that
+//    cannot be resumed (no event id, resume refused, attempts used up) fails its request.
+//  - a POST stream is dropped as soon as its response arrived, and when the client sends
+//    `notifications/cancelled` for its request (an open stream holds a connection).
 //  - SESSION EXPIRY: a 404 to a request that carried a session id means the session is
 //    gone. The transport itself replays the stored `initialize` (its response is consumed,
 //    not passed up; the new session id and version replace the old) and

@@ -56,8 +56,6 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     bool session_retry_used = false;
     bool carried_session = false;
     bool answered = false;
-    bool abandoned = false;  // the client cancelled the request: stop resuming, report nothing
-    bool resuming = false;   // `call` is a resume GET (or a timer is about to start one)
     bool sse = false;
     std::string json_body;
     SseStream stream;
@@ -409,6 +407,18 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
         conn_->log().warn(e.message + "; closing the GET stream");
         stop_get_stream(GetPhase::stopped);
       }
+      return;
+    }
+    if (owner && owner->kind == RpcKind::request && owner->answered && live()) {
+      // The response is in, so the server should end this stream now. Do not depend on
+      // it: an open stream holds a connection (natively, a worker thread) per request.
+      auto it = posts_.find(owner->seq);
+      if (it != posts_.end()) {
+        auto p = it->second;
+        if (p->call) p->call->cancel();
+        p->call.reset();
+        finish_post(p);
+      }
     }
   }
 
@@ -416,11 +426,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // whether this attempt got a 2xx answer at all.
   void stream_ended(const std::shared_ptr<Post>& post, Status status, bool answered_http = true) {
     post->call.reset();
-    if (post->kind != RpcKind::request || post->answered || post->abandoned) {
-      if (post->kind == RpcKind::request && !post->answered) {
-        posts_.erase(post->seq);  // abandoned: the peer already failed it locally
-        return;
-      }
+    if (post->kind != RpcKind::request || post->answered) {
       finish_post(post);
       return;
     }
@@ -440,7 +446,6 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
                                       " failed attempts"));
       return;
     }
-    post->resuming = true;
     std::weak_ptr<StreamableState> weak = weak_from_this();
     std::weak_ptr<Post> wpost = post;
     post->resume_timer = ScopedTimer(
@@ -458,8 +463,9 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     return stream.failed_reconnects < conn_->options().max_resume_attempts;
   }
 
-  // The client gave up on a request (timeout, abort): a resumption of its stream is no
-  // longer wanted.
+  // The client gave up on a request (timeout, abort) and tells the server so: nothing
+  // from that request's stream matters any more, so stop reading or resuming it (an open
+  // stream holds a connection).
   void abandon_cancelled_request(const json& message) {
     if (rpc_kind(message) != RpcKind::notification ||
         message["method"].get_ref<const std::string&>() != "notifications/cancelled") {
@@ -474,12 +480,9 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     for (auto it = posts_.begin(); it != posts_.end(); ++it) {
       const std::shared_ptr<Post>& p = it->second;
       if (p->kind != RpcKind::request || p->internal || p->id_key != *key) continue;
-      p->abandoned = true;
-      if (p->resuming) {
-        if (p->call) p->call->cancel();
-        p->resume_timer.reset();
-        posts_.erase(it);
-      }
+      if (p->call) p->call->cancel();
+      p->resume_timer.reset();
+      posts_.erase(it);
       return;
     }
   }
