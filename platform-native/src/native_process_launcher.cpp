@@ -11,6 +11,15 @@
 //  - end of stream: when the exit is known the pending reads are cancelled; once both came
 //    back (a completed read may still carry bytes), what is left in the pipes is drained
 //    without blocking, and on_closed fires. So no byte written before the exit is lost.
+//
+// What Boost.Process v1 (1.74) is NOT used for, and why:
+//  - waiting/killing through bp::child: terminate() leaves exit_code() at the 383
+//    "still active" sentinel, killing the child alone orphans `sh -c` grandchildren, and
+//    bp::child's destructor would waitpid behind our back. The child is detach()ed at once.
+//  - bp::on_exit: its SIGCHLD service is process-global; a pidfd is per child.
+//  - bp::start_dir: it ignores a failed chdir (the child would run in the wrong place).
+//  - bp::async_pipe: it is created without close-on-exec.
+//  - a child whose execve failed is not reaped by Boost; on_error records its pid for us.
 
 #include "mcprt/native/process_launcher.hpp"
 
@@ -29,8 +38,6 @@
 #include <boost/asio/write.hpp>
 #include <boost/process/args.hpp>
 #include <boost/process/child.hpp>
-#include <boost/process/env.hpp>
-#include <boost/process/environment.hpp>
 #include <boost/process/exe.hpp>
 #include <boost/process/extend.hpp>
 #include <boost/process/io.hpp>
@@ -752,11 +759,12 @@ Result<std::unique_ptr<ByteStream>> NativeProcessLauncher::launch(const ProcessS
   Result<std::string> exe = resolve_command(spec.command, path_var, spec.cwd);
   if (!exe) return std::move(exe).error();
 
-  bp::environment child_env;
-  for (const std::string& e : env) {
-    std::size_t eq = e.find('=');
-    child_env[e.substr(0, eq)] = e.substr(eq + 1);
-  }
+  // The child's envp, handed to execve directly. (bp::environment is not used: its
+  // find() in Boost 1.74 compares past the end of shorter entries — ASan reports it.)
+  std::vector<char*> envp;
+  envp.reserve(env.size() + 1);
+  for (std::string& e : env) envp.push_back(e.data());
+  envp.push_back(nullptr);
 
   CloexecPipe in_pipe, out_pipe, err_pipe;
   for (CloexecPipe* p : {&in_pipe, &out_pipe, &err_pipe}) {
@@ -784,6 +792,7 @@ Result<std::unique_ptr<ByteStream>> NativeProcessLauncher::launch(const ProcessS
       ::_exit(127);
     }
   };
+  auto use_envp = [&envp](auto& exec) { exec.env = envp.data(); };
   // Boost.Process v1 does not reap a child whose execve failed; remember its pid to do it.
   pid_t failed_pid = -1;
   auto on_failure = [&failed_pid](auto& exec, const std::error_code&) {
@@ -794,8 +803,9 @@ Result<std::unique_ptr<ByteStream>> NativeProcessLauncher::launch(const ProcessS
   bp::child child;
   try {
     child = bp::child(bp::exe = exe.value(), bp::args = spec.args, bp::std_in < child_in,
-                      bp::std_out > child_out, bp::std_err > child_err, child_env,
-                      bp::extend::on_exec_setup(child_setup), bp::extend::on_error(on_failure),
+                      bp::std_out > child_out, bp::std_err > child_err,
+                      bp::extend::on_setup(use_envp), bp::extend::on_exec_setup(child_setup),
+                      bp::extend::on_error(on_failure),
                       ec);
   } catch (const std::exception& e) {
     if (!ec) ec = std::make_error_code(std::errc::io_error);
