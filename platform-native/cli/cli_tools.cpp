@@ -14,6 +14,7 @@
 #include "mcprt/config.hpp"
 #include "mcprt/connect.hpp"
 #include "mcprt/native/executor.hpp"
+#include "mcprt/native/http_client.hpp"
 #include "mcprt/native/logger.hpp"
 #include "mcprt/native/process_launcher.hpp"
 #include "mcprt/tool_names.hpp"
@@ -112,7 +113,12 @@ int run_tools_command(const ToolsCommandOptions& options) {
   native::NativeExecutor executor;
   native::SpdlogLogger logger;
   native::NativeProcessLauncher launcher(executor, &logger);
-  ConnectServices services{&executor, &launcher, &logger};
+  native::NativeHttpClient http(executor);
+  ConnectServices services;
+  services.executor = &executor;
+  services.process_launcher = &launcher;
+  services.http_client = &http;
+  services.logger = &logger;
 
   std::vector<std::unique_ptr<ServerRun>> runs;
   for (auto& config : parsed.servers) {

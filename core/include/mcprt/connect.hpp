@@ -8,10 +8,12 @@
 #include <memory>
 #include <string>
 
+#include "mcprt/auth.hpp"
 #include "mcprt/client.hpp"
 #include "mcprt/config.hpp"
 #include "mcprt/platform/byte_stream.hpp"
 #include "mcprt/platform/executor.hpp"
+#include "mcprt/platform/http_client.hpp"
 #include "mcprt/platform/logger.hpp"
 
 namespace mcprt {
@@ -21,6 +23,8 @@ namespace mcprt {
 struct ConnectServices {
   Executor* executor = nullptr;
   ProcessLauncher* process_launcher = nullptr;
+  HttpClient* http_client = nullptr;
+  AuthStorage* auth_storage = nullptr;  // bearer tokens for http/sse servers; may be null
   Logger* logger = nullptr;
 };
 

@@ -1,5 +1,6 @@
 #include "mcprt/connect.hpp"
 
+#include "mcprt/http_transport.hpp"
 #include "mcprt/stdio_transport.hpp"
 
 namespace mcprt {
@@ -42,10 +43,26 @@ Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
       return make_stdio_transport(*services.executor, std::move(stream.value()), stdio);
     }
     case TransportType::http:
-    case TransportType::sse:
-      return Error::make(ErrorCode::invalid_config,
-                         server_prefix(config.name) + "the " + to_string(config.type) +
-                             " transport is not available in this build yet");
+    case TransportType::sse: {
+      if (!services.http_client) {
+        return Error::make(ErrorCode::invalid_config,
+                           server_prefix(config.name) +
+                               "http/sse servers are not available on this platform");
+      }
+      HttpTransportOptions http;
+      http.url = config.url;
+      for (const auto& [name, value] : config.headers) http.headers.add(name, value);
+      http.server_name = config.name;
+      http.origin_locked = config.origin_locked;
+      http.auth_storage = services.auth_storage;
+      http.credential_id = config.auth.credential_id;
+      http.mode = config.type == TransportType::sse ? HttpTransportMode::sse
+                  : config.allows_sse_fallback()    ? HttpTransportMode::automatic
+                                                    : HttpTransportMode::streamable;
+      http.logger = services.logger;
+      http.max_message_bytes = options.max_message_bytes;
+      return make_http_transport(*services.executor, *services.http_client, std::move(http));
+    }
   }
   return Error::make(ErrorCode::internal, server_prefix(config.name) + "unknown transport");
 }
