@@ -110,8 +110,8 @@ struct ConfigError {
   std::string path;
   std::string server;
   std::string message;
-  int line = 0;  // 1-based; 0 = not about a position
-  int column = 0;
+  int line = 0;    // 1-based; 0 = not about a position
+  int column = 0;  // 1-based, in bytes (the position of the last byte the parser read)
 
   // "/x/.mcp.json:3:7: invalid JSON: ..." or "/x/.mcp.json: Server "foo": stdio server
   // needs "command"" (no path part when path is empty).
