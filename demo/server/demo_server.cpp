@@ -1,4 +1,5 @@
-// mcprt-demo-server: the demo MCP server over stdio (newline-delimited JSON-RPC).
+// mcprt-demo-server: the demo MCP server over stdio (newline-delimited JSON-RPC), or,
+// with `--http PORT`, over Streamable HTTP on a loopback address (http_front.hpp).
 //
 // One thread, one poll() loop over stdin/stdout plus a timer queue, so a slow_task keeps
 // running while other requests are served and a client that stops reading never blocks
@@ -21,7 +22,9 @@
 #include <cstring>
 #include <string>
 #include <string_view>
+#include <thread>
 
+#include "http_front.hpp"
 #include "mcp_demo_server.hpp"
 #include "timer_queue.hpp"
 
@@ -53,12 +56,18 @@ void log_line(std::string_view line) {
 
 void print_usage() {
   std::string text =
-      "usage: mcprt-demo-server [--verbose] [--quiet] [--version] [--help]\n"
+      "usage: mcprt-demo-server [--http PORT [--host HOST]] [--verbose] [--quiet]\n"
+      "                         [--version] [--help]\n"
       "\n"
       "A demo MCP server speaking newline-delimited JSON-RPC on stdin/stdout.\n"
       "Tools: echo, add, now, word_count, slow_task, fail.\n"
-      "  --verbose  log every message received and sent (to stderr)\n"
-      "  --quiet    log nothing\n";
+      "  --http PORT  serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio\n"
+      "               (0 = any free port; the real one is printed to stderr as\n"
+      "               \"listening on http://...\"); stops on SIGINT/SIGTERM\n"
+      "  --host HOST  loopback address to listen on (default 127.0.0.1; also ::1,\n"
+      "               localhost); other addresses are refused\n"
+      "  --verbose    log every message received and sent (to stderr)\n"
+      "  --quiet      log nothing\n";
   ssize_t ignored = ::write(STDOUT_FILENO, text.data(), text.size());
   (void)ignored;
 }
@@ -231,11 +240,61 @@ class StdioLoop {
   Clock::time_point eof_at_{};
 };
 
+// Serves Streamable HTTP until SIGINT/SIGTERM. The signals are blocked in every thread
+// and taken by sigwait() here, so no handler runs inside httplib or the DemoServer.
+int run_http(mcprt::demo::HttpFrontOptions options) {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  ::pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);  // before any thread starts
+
+  mcprt::demo::HttpFrontEnd front(std::move(options));
+  std::string error;
+  if (front.bind(error) < 0) {
+    log_line(error);
+    return 2;
+  }
+  // Always printed (also with --quiet): tests and scripts read the port from it.
+  log_line("listening on " + front.url());
+  bool served = true;
+  std::thread server([&] {
+    served = front.run();
+    // Wake the sigwait below if the server ended on its own.
+    ::kill(::getpid(), SIGTERM);
+  });
+  int sig = 0;
+  ::sigwait(&stop_signals, &sig);
+  front.stop();
+  server.join();
+  if (!served) {
+    log_line("the HTTP server failed");
+    return 1;
+  }
+  log_line(std::string("stopped (") + (sig == SIGINT ? "SIGINT" : "SIGTERM") + ")");
+  return 0;
+}
+
+bool parse_port(std::string_view text, int& port) {
+  if (text.empty() || text.size() > 5) return false;
+  int v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v > 65535) return false;
+  port = v;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   bool verbose = false;
   bool quiet = false;
+  int http_port = -1;  // -1 = stdio
+  std::string host = "127.0.0.1";
+  bool host_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--verbose" || arg == "-v") {
@@ -245,6 +304,19 @@ int main(int argc, char** argv) {
     } else if (arg == "--version") {
       std::printf("mcprt-demo-server %s\n", MCPRT_DEMO_VERSION);
       return 0;
+    } else if (arg == "--http" || arg == "--host") {
+      if (i + 1 >= argc) {
+        log_line(std::string(arg) + " needs a value (see --help)");
+        return 2;
+      }
+      const std::string_view value = argv[++i];
+      if (arg == "--host") {
+        host = std::string(value);
+        host_given = true;
+      } else if (!parse_port(value, http_port)) {
+        log_line("--http: invalid port \"" + std::string(value) + "\" (expected 0..65535)");
+        return 2;
+      }
     } else if (arg == "--help" || arg == "-h") {
       print_usage();
       return 0;
@@ -253,8 +325,29 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  // A client that closes our stdout must not kill us mid-write; write() reports EPIPE.
+  // A client that closes our stdout (or a socket) must not kill us mid-write; write()
+  // reports EPIPE.
   ::signal(SIGPIPE, SIG_IGN);
+  if (host_given && http_port < 0) {
+    log_line("--host needs --http PORT (see --help)");
+    return 2;
+  }
+  if (http_port >= 0) {
+    if (!mcprt::demo::is_loopback_host(host)) {
+      log_line("refusing --host " + host +
+               ": only loopback addresses are allowed on this machine (127.0.0.1, ::1, "
+               "localhost)");
+      return 2;
+    }
+    mcprt::demo::HttpFrontOptions http;
+    http.host = host;
+    http.port = http_port;
+    http.server.server_version = MCPRT_DEMO_VERSION;
+    http.server.verbose = verbose && !quiet;
+    if (!quiet) http.server.log = log_line;
+    if (!quiet) log_line(std::string("mcprt-demo-server ") + MCPRT_DEMO_VERSION + " starting (HTTP)");
+    return run_http(std::move(http));
+  }
   make_nonblocking_if_pipe(STDIN_FILENO);
   make_nonblocking_if_pipe(STDOUT_FILENO);
 

@@ -1,0 +1,501 @@
+#include "http_front.hpp"
+
+#include <arpa/inet.h>
+#include <httplib.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <random>
+#include <utility>
+#include <vector>
+
+namespace mcprt::demo {
+namespace {
+
+constexpr const char* kMcpPath = "/mcp";
+constexpr int kParseError = -32700;
+constexpr int kInvalidRequest = -32600;
+// Server-defined JSON-RPC code for transport-level refusals (no session, bad headers).
+constexpr int kTransportError = -32000;
+constexpr std::size_t kMaxBodyBytes = 16u * 1024 * 1024;
+constexpr std::size_t kMaxSessions = 256;
+// Long SSE answers hold a pool thread each; httplib's default (8 here) is too few.
+constexpr std::size_t kWorkerThreads = 32;
+// How often a waiting answer checks that its client is still connected.
+constexpr auto kDisconnectCheck = std::chrono::milliseconds(200);
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string trim(std::string_view s) {
+  const auto b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return {};
+  const auto e = s.find_last_not_of(" \t");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// The media type of a Content-Type value or of one Accept entry, lower-cased, without
+// parameters.
+std::string media_type(std::string_view value) {
+  return lower(trim(value.substr(0, value.find(';'))));
+}
+
+bool accept_lists(const std::string& accept, std::string_view type) {
+  std::string_view rest = accept;
+  while (!rest.empty()) {
+    const auto comma = rest.find(',');
+    if (media_type(rest.substr(0, comma)) == type) return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
+bool is_valid_id(const json& id) { return id.is_string() || id.is_number_integer(); }
+
+std::string id_key(const json& id) { return id.dump(); }
+
+// A request DemoServer answers with this same id (valid envelope and id), or null.
+const json* request_id(const json& m) {
+  if (!m.is_object() || !m.contains("method")) return nullptr;
+  auto id = m.find("id");
+  if (id == m.end() || !is_valid_id(*id)) return nullptr;
+  return &*id;
+}
+
+bool is_method(const json& m, std::string_view method) {
+  if (!m.is_object()) return false;
+  auto it = m.find("method");
+  return it != m.end() && it->is_string() && it->get_ref<const std::string&>() == method;
+}
+
+// A tools/call that asked for progress: answered with a stream if it keeps running.
+bool wants_progress(const json& m) {
+  if (!is_method(m, "tools/call")) return false;
+  auto params = m.find("params");
+  if (params == m.end() || !params->is_object()) return false;
+  auto meta = params->find("_meta");
+  return meta != params->end() && meta->is_object() && meta->contains("progressToken");
+}
+
+std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+std::string random_hex(std::size_t bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::random_device rd;
+  std::string out;
+  for (std::size_t i = 0; i < bytes; ++i) {
+    const auto b = static_cast<unsigned>(rd()) & 0xFFu;
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 0xF]);
+  }
+  return out;
+}
+
+void refuse(httplib::Response& res, int status, int code, const std::string& message) {
+  res.status = status;
+  res.set_content(
+      dump(json{{"jsonrpc", "2.0"},
+                {"id", nullptr},
+                {"error", {{"code", code}, {"message", message}}}}),
+      "application/json");
+}
+
+bool protocol_version_supported(const std::string& v) {
+  return std::any_of(std::begin(kSupportedProtocolVersions), std::end(kSupportedProtocolVersions),
+                     [&](const char* s) { return v == s; });
+}
+
+// "[::1]:8080" → "[::1]", "127.0.0.1:8080" → "127.0.0.1".
+std::string host_name_of(const std::string& host_header) {
+  if (!host_header.empty() && host_header.front() == '[') {
+    const auto close = host_header.find(']');
+    return lower(host_header.substr(0, close == std::string::npos ? host_header.size() : close + 1));
+  }
+  return lower(host_header.substr(0, host_header.find(':')));
+}
+
+}  // namespace
+
+bool is_loopback_host(std::string_view host) {
+  const std::string h = lower(host);
+  if (h == "localhost") return true;
+  in_addr v4{};
+  if (::inet_pton(AF_INET, h.c_str(), &v4) == 1) {
+    return (ntohl(v4.s_addr) >> 24) == 127;
+  }
+  in6_addr v6{};
+  if (::inet_pton(AF_INET6, h.c_str(), &v6) == 1) {
+    return IN6_IS_ADDR_LOOPBACK(&v6);
+  }
+  return false;
+}
+
+// The messages of one POST on their way back, and which of its requests still run.
+struct HttpFrontEnd::Exchange {
+  std::vector<json> out;
+  std::size_t written = 0;           // SSE: messages already sent
+  std::map<std::string, json> pending;  // id key → id, requests not answered yet
+  bool closed = false;               // the session ended: send what is there and stop
+  std::uint64_t next_event_id = 1;
+};
+
+struct HttpFrontEnd::Session {
+  std::string id;
+  std::unique_ptr<DemoServer> server;
+  // Request id key → the POST waiting for its answer (for cancellation).
+  std::map<std::string, std::weak_ptr<Exchange>> inflight;
+};
+
+// TimerQueue behind the front end's mutex: every call arrives with the mutex held (from a
+// DemoServer), and the timer thread is woken to recompute its next deadline.
+class HttpFrontEnd::LockedScheduler final : public Scheduler {
+ public:
+  explicit LockedScheduler(std::condition_variable& cv) : cv_(cv) {}
+  TimerId call_after(std::chrono::milliseconds delay, std::function<void()> fn) override {
+    const TimerId id = queue_.call_after(delay, std::move(fn));
+    cv_.notify_all();
+    return id;
+  }
+  void cancel(TimerId id) override { queue_.cancel(id); }
+  TimerQueue& queue() { return queue_; }
+
+ private:
+  TimerQueue queue_;
+  std::condition_variable& cv_;
+};
+
+HttpFrontEnd::HttpFrontEnd(HttpFrontOptions options)
+    : options_(std::move(options)),
+      http_(std::make_unique<httplib::Server>()),
+      scheduler_(std::make_unique<LockedScheduler>(timer_cv_)) {
+  auto& svr = *http_;
+  svr.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
+  svr.set_payload_max_length(kMaxBodyBytes);
+  svr.set_keep_alive_timeout(2);  // bounds how long stop() waits for idle connections
+  // Applied to every response, errors and unknown paths included, so a browser can read
+  // whatever went wrong.
+  svr.set_default_headers({
+      {"Access-Control-Allow-Origin", "*"},
+      {"Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"},
+      {"Access-Control-Allow-Headers",
+       "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, "
+       "last-event-id"},
+      {"Access-Control-Expose-Headers", "mcp-session-id"},
+      {"Access-Control-Max-Age", "600"},
+  });
+  svr.Options(kMcpPath, [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
+  svr.Post(kMcpPath, [this](const httplib::Request& q, httplib::Response& r) { on_post(q, r); });
+  svr.Get(kMcpPath, [this](const httplib::Request& q, httplib::Response& r) { on_get(q, r); });
+  svr.Delete(kMcpPath,
+             [this](const httplib::Request& q, httplib::Response& r) { on_delete(q, r); });
+  timer_thread_ = std::thread([this] { timer_loop(); });
+}
+
+HttpFrontEnd::~HttpFrontEnd() {
+  stop();
+  if (timer_thread_.joinable()) timer_thread_.join();
+  std::lock_guard<std::mutex> lock(mutex_);
+  while (!sessions_.empty()) end_session_locked(sessions_.begin());
+}
+
+int HttpFrontEnd::bind(std::string& error) {
+  if (!is_loopback_host(options_.host)) {
+    error = "refusing to listen on \"" + options_.host +
+            "\": only loopback addresses are allowed (127.0.0.1, ::1, localhost)";
+    return -1;
+  }
+  if (options_.port < 0 || options_.port > 65535) {
+    error = "invalid port " + std::to_string(options_.port) + " (expected 0..65535)";
+    return -1;
+  }
+  if (options_.host.find(':') != std::string::npos) http_->set_address_family(AF_INET6);
+  if (options_.port == 0) {
+    port_ = http_->bind_to_any_port(options_.host);
+  } else {
+    port_ = http_->bind_to_port(options_.host, options_.port) ? options_.port : -1;
+  }
+  if (port_ < 0) {
+    error = "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
+            " (address in use or not available)";
+  }
+  return port_;
+}
+
+bool HttpFrontEnd::run() { return port_ >= 0 && http_->listen_after_bind(); }
+
+void HttpFrontEnd::stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  data_cv_.notify_all();
+  timer_cv_.notify_all();
+  http_->stop();
+}
+
+std::string HttpFrontEnd::url() const {
+  const bool v6 = options_.host.find(':') != std::string::npos;
+  return "http://" + (v6 ? "[" + options_.host + "]" : options_.host) + ":" +
+         std::to_string(port_) + kMcpPath;
+}
+
+void HttpFrontEnd::timer_loop() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    if (auto due = scheduler_->queue().next_due()) {
+      timer_cv_.wait_until(lock, *due);
+    } else {
+      timer_cv_.wait(lock);
+    }
+    if (stopping_) break;
+    scheduler_->queue().run_due(TimerQueue::Clock::now());
+  }
+}
+
+bool HttpFrontEnd::host_allowed(const httplib::Request& req) const {
+  if (!req.has_header("Host")) return true;  // HTTP/1.0 without Host: nothing to check
+  std::string name = host_name_of(req.get_header_value("Host"));
+  if (name.size() > 2 && name.front() == '[') name = name.substr(1, name.size() - 2);
+  return is_loopback_host(name);
+}
+
+void HttpFrontEnd::on_post(const httplib::Request& req, httplib::Response& res) {
+  if (!host_allowed(req)) {
+    return refuse(res, 403, kTransportError,
+                  "Forbidden: Host \"" + req.get_header_value("Host") + "\" is not a loopback name");
+  }
+  const std::string accept = req.get_header_value("Accept");
+  if (!accept_lists(accept, "application/json") || !accept_lists(accept, "text/event-stream")) {
+    return refuse(res, 406, kTransportError,
+                  "Not Acceptable: Accept must list both application/json and "
+                  "text/event-stream (got \"" + accept + "\")");
+  }
+  if (media_type(req.get_header_value("Content-Type")) != "application/json") {
+    return refuse(res, 415, kTransportError,
+                  "Unsupported Media Type: Content-Type must be application/json (got \"" +
+                      req.get_header_value("Content-Type") + "\")");
+  }
+  if (req.has_header("MCP-Protocol-Version")) {
+    const std::string v = req.get_header_value("MCP-Protocol-Version");
+    if (!protocol_version_supported(v)) {
+      return refuse(res, 400, kTransportError,
+                    "Bad Request: unsupported MCP-Protocol-Version \"" + v + "\"");
+    }
+  }
+  json body = json::parse(req.body, nullptr, false);
+  if (body.is_discarded()) {
+    return refuse(res, 400, kParseError, "Parse error: the body is not valid JSON");
+  }
+  const bool batch = body.is_array();
+  std::vector<json> messages;
+  if (batch) {
+    if (body.empty()) return refuse(res, 400, kInvalidRequest, "Invalid Request: empty batch");
+    for (auto& m : body) messages.push_back(std::move(m));
+  } else {
+    messages.push_back(std::move(body));
+  }
+  const bool initialize = std::any_of(messages.begin(), messages.end(),
+                                      [](const json& m) { return is_method(m, "initialize"); });
+  if (initialize && messages.size() > 1) {
+    return refuse(res, 400, kInvalidRequest,
+                  "Invalid Request: initialize must be sent alone, not in a batch");
+  }
+
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stopping_) return refuse(res, 503, kTransportError, "Service Unavailable: shutting down");
+  Session* session = nullptr;
+  if (initialize) {
+    if (sessions_.size() >= kMaxSessions) {
+      return refuse(res, 503, kTransportError,
+                    "Service Unavailable: too many sessions (" + std::to_string(kMaxSessions) +
+                        "); DELETE unused ones");
+    }
+    auto s = std::make_unique<Session>();
+    s->id = random_hex(16);
+    s->server = std::make_unique<DemoServer>(*scheduler_, options_.server);
+    session = s.get();
+    sessions_.emplace(s->id, std::move(s));
+  } else {
+    if (!req.has_header("Mcp-Session-Id")) {
+      return refuse(res, 400, kTransportError,
+                    "Bad Request: no Mcp-Session-Id header (send initialize first)");
+    }
+    auto it = sessions_.find(req.get_header_value("Mcp-Session-Id"));
+    if (it == sessions_.end()) {
+      return refuse(res, 404, kTransportError,
+                    "Not Found: unknown or expired session \"" +
+                        req.get_header_value("Mcp-Session-Id") + "\"; initialize again");
+    }
+    session = it->second.get();
+  }
+  const std::string session_id = session->id;
+
+  auto ex = std::make_shared<Exchange>();
+  // Runs with mutex_ held: during handle() or from the timer thread.
+  DemoServer::Send send = [this, ex, session](const json& m) {
+    ex->out.push_back(m);
+    if (m.is_object() && (m.contains("result") || m.contains("error"))) {
+      if (auto id = m.find("id"); id != m.end()) {
+        const std::string key = id_key(*id);
+        if (ex->pending.erase(key) > 0) session->inflight.erase(key);
+      }
+    }
+    data_cv_.notify_all();
+  };
+  bool progress = false;
+  for (const auto& m : messages) {
+    if (const json* id = request_id(m)) {
+      ex->pending.emplace(id_key(*id), *id);
+      session->inflight[id_key(*id)] = ex;
+      progress = progress || wants_progress(m);
+    }
+    session->server->handle(m, send);
+    if (is_method(m, "notifications/cancelled")) {
+      // The task stopped without answering; its POST must stop waiting for it.
+      const json& params = m.contains("params") ? m["params"] : json();
+      if (params.is_object() && params.contains("requestId")) {
+        const std::string key = id_key(params["requestId"]);
+        auto it = session->inflight.find(key);
+        if (it != session->inflight.end()) {
+          if (auto waiting = it->second.lock()) waiting->pending.erase(key);
+          session->inflight.erase(it);
+          data_cv_.notify_all();
+        }
+      }
+    }
+  }
+
+  if (initialize) {
+    const bool ok = !ex->out.empty() && ex->out.front().contains("result");
+    if (ok) {
+      res.set_header("Mcp-Session-Id", session_id);
+      log("session " + session_id + " created");
+    } else {
+      sessions_.erase(session_id);  // a failed initialize leaves no session behind
+    }
+  }
+  if (ex->pending.empty()) {
+    if (ex->out.empty()) {
+      res.status = 202;
+      return;
+    }
+    const json answer = (!batch && ex->out.size() == 1) ? ex->out.front() : json(ex->out);
+    res.status = 200;
+    res.set_content(dump(answer), "application/json");
+    return;
+  }
+  lock.unlock();
+  stream_answer(res, ex, session_id, progress, batch);
+}
+
+void HttpFrontEnd::stream_answer(httplib::Response& res, const std::shared_ptr<Exchange>& ex,
+                                 const std::string& session_id, bool sse, bool batch) {
+  res.status = 200;
+  if (sse) res.set_header("Cache-Control", "no-cache");
+  auto provider = [this, ex, session_id, sse, batch](std::size_t, httplib::DataSink& sink) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+      if (sse) {
+        while (ex->written < ex->out.size()) {
+          const std::string event = "event: message\nid: " +
+                                    std::to_string(ex->next_event_id++) +
+                                    "\ndata: " + dump(ex->out[ex->written++]) + "\n\n";
+          lock.unlock();
+          const bool ok = sink.write(event.data(), event.size());
+          lock.lock();
+          if (!ok) {
+            abandon_locked(*ex, session_id);
+            return false;
+          }
+        }
+      }
+      if (ex->pending.empty() || ex->closed || stopping_) {
+        std::string tail;
+        if (!sse && !ex->out.empty()) {
+          tail = dump((!batch && ex->out.size() == 1) ? ex->out.front() : json(ex->out));
+        }
+        lock.unlock();
+        // A cancelled JSON answer ends empty: the client stopped waiting for it.
+        if (!tail.empty() && !sink.write(tail.data(), tail.size())) return false;
+        sink.done();
+        return true;
+      }
+      data_cv_.wait_for(lock, kDisconnectCheck);
+      lock.unlock();
+      const bool connected = sink.is_writable();
+      lock.lock();
+      if (!connected) {
+        abandon_locked(*ex, session_id);
+        return false;
+      }
+    }
+  };
+  res.set_chunked_content_provider(sse ? "text/event-stream" : "application/json", provider);
+}
+
+void HttpFrontEnd::abandon_locked(Exchange& ex, const std::string& session_id) {
+  auto it = sessions_.find(session_id);
+  if (it == sessions_.end()) {
+    ex.pending.clear();
+    return;
+  }
+  Session& session = *it->second;
+  for (const auto& [key, id] : ex.pending) {
+    session.inflight.erase(key);
+    log("client of request " + key + " disconnected; cancelling it");
+    session.server->handle(json{{"jsonrpc", "2.0"},
+                                {"method", "notifications/cancelled"},
+                                {"params", {{"requestId", id}, {"reason", "client disconnected"}}}},
+                           DemoServer::Send());
+  }
+  ex.pending.clear();
+}
+
+void HttpFrontEnd::end_session_locked(
+    std::map<std::string, std::unique_ptr<Session>>::iterator it) {
+  for (auto& [key, weak] : it->second->inflight) {
+    if (auto ex = weak.lock()) ex->closed = true;
+  }
+  sessions_.erase(it);  // the DemoServer stops its tasks, sending nothing more
+  data_cv_.notify_all();
+}
+
+void HttpFrontEnd::on_get(const httplib::Request& req, httplib::Response& res) {
+  if (!host_allowed(req)) return refuse(res, 403, kTransportError, "Forbidden: Host not loopback");
+  if (req.has_header("Mcp-Session-Id")) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (sessions_.count(req.get_header_value("Mcp-Session-Id")) == 0) {
+      return refuse(res, 404, kTransportError, "Not Found: unknown or expired session");
+    }
+  }
+  res.set_header("Allow", "POST, DELETE, OPTIONS");
+  refuse(res, 405, kTransportError,
+         "Method Not Allowed: this server offers no standalone SSE stream");
+}
+
+void HttpFrontEnd::on_delete(const httplib::Request& req, httplib::Response& res) {
+  if (!host_allowed(req)) return refuse(res, 403, kTransportError, "Forbidden: Host not loopback");
+  if (!req.has_header("Mcp-Session-Id")) {
+    return refuse(res, 400, kTransportError, "Bad Request: no Mcp-Session-Id header");
+  }
+  const std::string id = req.get_header_value("Mcp-Session-Id");
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = sessions_.find(id);
+  if (it == sessions_.end()) {
+    return refuse(res, 404, kTransportError, "Not Found: unknown or expired session");
+  }
+  end_session_locked(it);
+  log("session " + id + " deleted by the client");
+  res.status = 200;
+}
+
+void HttpFrontEnd::log(const std::string& line) const {
+  if (options_.server.log) options_.server.log(line);
+}
+
+}  // namespace mcprt::demo
