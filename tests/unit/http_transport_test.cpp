@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mcprt/auth.hpp"
@@ -74,6 +75,14 @@ class FakeAuthStorage final : public AuthStorage {
   Executor& ex_;
 };
 
+class CapturingLogger final : public Logger {
+ public:
+  void log(LogLevel level, std::string_view message) override {
+    if (level >= LogLevel::warn) warnings.emplace_back(message);
+  }
+  std::vector<std::string> warnings;
+};
+
 class HttpTransportTest : public ::testing::Test {
  protected:
   HttpTransportOptions options(HttpTransportMode mode = HttpTransportMode::streamable) {
@@ -81,6 +90,7 @@ class HttpTransportTest : public ::testing::Test {
     o.url = kUrl;
     o.server_name = "x";
     o.mode = mode;
+    o.logger = &logger;
     return o;
   }
 
@@ -129,6 +139,7 @@ class HttpTransportTest : public ::testing::Test {
     return received[0]["error"];
   }
 
+  CapturingLogger logger;
   ManualExecutor ex;
   FakeHttpClient http{ex};
   std::unique_ptr<Transport> transport;
@@ -260,10 +271,11 @@ TEST_F(HttpTransportTest, Streamable_Accepts202ForNotifications) {
   send(rpc_notification("notifications/cancelled", {{"requestId", 9}, {"reason", "x"}}));
   auto post = next();
   ASSERT_TRUE(post);
-  post->respond(202);
+  post->respond(202, "Accepted", {{"Content-Type", "text/plain"}});
   ex.run_until_idle();
   EXPECT_TRUE(received.empty());
   EXPECT_TRUE(closes.empty());
+  EXPECT_TRUE(logger.warnings.empty()) << logger.warnings[0];
   EXPECT_EQ(http.pending(), 0u);
 }
 

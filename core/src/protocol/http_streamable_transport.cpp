@@ -57,6 +57,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     bool carried_session = false;
     bool answered = false;
     bool sse = false;
+    bool accepted_only = false;  // 202: the body, if any, is not a message
     std::string json_body;
     SseStream stream;
     std::shared_ptr<HttpCall> call;
@@ -258,7 +259,9 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   void on_post_head(Post& post, const HttpResponseHead& head) {
     if (!live()) return;
     keep_session_id(head.headers);
-    post.sse = media_type_is(head.headers.get("Content-Type"), kEventStream);
+    // 202 Accepted carries no message (some servers still write "Accepted").
+    post.accepted_only = head.status == 202;
+    post.sse = !post.accepted_only && media_type_is(head.headers.get("Content-Type"), kEventStream);
     if (post.sse) {
       post.stream.parser = std::make_unique<SseParser>(conn_->options().max_message_bytes);
     }
@@ -270,6 +273,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       feed_stream(post->stream, bytes, post.get());
       return;
     }
+    if (post->accepted_only) return;
     if (post->json_body.size() + bytes.size() > conn_->options().max_message_bytes) {
       post->call->cancel();
       fail_post(post, Error::make(ErrorCode::message_too_large,
