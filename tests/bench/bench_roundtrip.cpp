@@ -1,0 +1,900 @@
+// mcprt_bench_roundtrip: tools/call round trips over stdio and Streamable HTTP, each set
+// against a baseline measured in the same run on the same machine (SPEC §12: absolute
+// times drift on these machines, ratios within one run hold).
+//
+// stdio, one call at a time (N calls after W warm-up calls):
+//   pipe     raw pipe ping-pong: this binary re-run as a child (`--echo-child`) that
+//            answers every line with a canned tools/call response; the parent writes the
+//            request line and reads the response line. No JSON work on either side. This
+//            is the SPEC §12 baseline ("a raw pipe ping-pong of the same bytes").
+//   raw      the same request bytes written by hand to the demo server (handshake done
+//            by hand too), one response line read back: the server's own cost included,
+//            no client library. mcprt/raw is the client library's overhead.
+//   mcprt    ClientSession + stdio transport + NativeProcessLauncher + NativeExecutor
+//            against the demo server's `echo` tool.
+// stdio, pipelined: M calls issued without waiting, throughput in calls/s, same three.
+// HTTP, one call at a time: the demo server's Streamable HTTP mode (`--http 0`), a plain
+// keep-alive httplib::Client POST loop (baseline) vs ClientSession + the Streamable HTTP
+// transport + NativeHttpClient.
+//
+// Output: a table on stdout, and every number as one JSON line (stdout's last line and,
+// with --json FILE, that file).
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <httplib.h>
+
+#include "mcprt/client.hpp"
+#include "mcprt/http_transport.hpp"
+#include "mcprt/native/executor.hpp"
+#include "mcprt/native/http_client.hpp"
+#include "mcprt/native/process_launcher.hpp"
+#include "mcprt/stdio_transport.hpp"
+
+extern char** environ;
+
+namespace {
+
+using mcprt::json;
+using Clock = std::chrono::steady_clock;
+
+#ifdef MCPRT_DEMO_SERVER
+constexpr const char* kDefaultDemoServer = MCPRT_DEMO_SERVER;
+#else
+constexpr const char* kDefaultDemoServer = "mcprt-demo-server";
+#endif
+
+constexpr const char* kMessage = "hello";
+constexpr const char* kProtocolVersion = "2025-11-25";
+// Bound on any single wait of the benchmark (a hung server fails the run, never hangs it).
+constexpr mcprt::Millis kWaitLimit{30000};
+
+struct Options {
+  std::size_t calls = 1000;
+  std::size_t warmup = 100;
+  std::size_t pipelined = 20000;
+  bool stdio = true;
+  bool http = true;
+  std::string json_file;
+  std::string server = kDefaultDemoServer;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::cerr << "mcprt_bench_roundtrip: " << why << "\n"
+            << "usage: mcprt_bench_roundtrip [--calls N] [--warmup W] [--pipelined M]\n"
+            << "                             [--only stdio|http] [--json FILE] [--server PATH]\n";
+  std::exit(2);
+}
+
+double elapsed_us(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+// ---------------------------------------------------------------------------------------
+// Statistics
+
+struct Stats {
+  std::size_t n = 0;
+  double p50 = 0, p99 = 0, mean = 0, min = 0, max = 0;
+};
+
+// Nearest-rank percentile over sorted samples.
+double percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
+  if (rank == 0) rank = 1;
+  return sorted[std::min(rank, sorted.size()) - 1];
+}
+
+Stats summarize(std::vector<double> samples) {
+  Stats s;
+  if (samples.empty()) return s;
+  std::sort(samples.begin(), samples.end());
+  s.n = samples.size();
+  s.p50 = percentile(samples, 0.50);
+  s.p99 = percentile(samples, 0.99);
+  double sum = 0;
+  for (double v : samples) sum += v;
+  s.mean = sum / static_cast<double>(samples.size());
+  s.min = samples.front();
+  s.max = samples.back();
+  return s;
+}
+
+json to_json(const Stats& s) {
+  return {{"n", s.n}, {"p50_us", s.p50}, {"p99_us", s.p99}, {"mean_us", s.mean},
+          {"min_us", s.min}, {"max_us", s.max}};
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : 0; }
+
+// Process CPU time (user + sys, all threads of this process) in µs.
+double cpu_us() {
+  rusage ru{};
+  ::getrusage(RUSAGE_SELF, &ru);
+  auto us = [](const timeval& tv) { return double(tv.tv_sec) * 1e6 + double(tv.tv_usec); };
+  return us(ru.ru_utime) + us(ru.ru_stime);
+}
+
+// ---------------------------------------------------------------------------------------
+// The bytes on the wire
+
+std::string request_line(std::uint64_t id) {
+  return json{{"jsonrpc", "2.0"},
+              {"id", id},
+              {"method", "tools/call"},
+              {"params", {{"name", "echo"}, {"arguments", {{"message", kMessage}}}}}}
+             .dump() +
+         "\n";
+}
+
+std::string response_line(std::uint64_t id) {
+  return json{{"jsonrpc", "2.0"},
+              {"id", id},
+              {"result", {{"content", json::array({{{"type", "text"}, {"text", kMessage}}})}}}}
+             .dump() +
+         "\n";
+}
+
+std::string initialize_request() {
+  return json{{"jsonrpc", "2.0"},
+              {"id", 0},
+              {"method", "initialize"},
+              {"params",
+               {{"protocolVersion", kProtocolVersion},
+                {"capabilities", json::object()},
+                {"clientInfo", {{"name", "bench-baseline"}, {"version", "0"}}}}}}
+      .dump();
+}
+
+std::string initialized_notification() {
+  return json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump();
+}
+
+// ---------------------------------------------------------------------------------------
+// A child process over raw pipes (the baselines do their own I/O, no mcprt involved)
+
+bool write_all(int fd, const char* p, std::size_t n) {
+  while (n > 0) {
+    ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += w;
+    n -= static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+class LineReader {
+ public:
+  explicit LineReader(int fd) : fd_(fd) {}
+  // Blocks until a whole line (without '\n') is read. False on EOF or error.
+  bool read_line(std::string& line) {
+    for (;;) {
+      auto nl = buf_.find('\n', pos_);
+      if (nl != std::string::npos) {
+        line.assign(buf_, pos_, nl - pos_);
+        pos_ = nl + 1;
+        if (pos_ == buf_.size()) {
+          buf_.clear();
+          pos_ = 0;
+        }
+        return true;
+      }
+      if (pos_ > 0) {
+        buf_.erase(0, pos_);
+        pos_ = 0;
+      }
+      char chunk[65536];
+      ssize_t r = ::read(fd_, chunk, sizeof chunk);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;
+      buf_.append(chunk, static_cast<std::size_t>(r));
+    }
+  }
+
+ private:
+  int fd_;
+  std::string buf_;
+  std::size_t pos_ = 0;
+};
+
+class RawChild {
+ public:
+  RawChild() = default;
+  RawChild(const RawChild&) = delete;
+  RawChild& operator=(const RawChild&) = delete;
+  ~RawChild() { stop(); }
+
+  // Spawns argv[0] (a path) with stdin/stdout as pipes; stderr piped when capture_stderr,
+  // else inherited.
+  bool spawn(const std::vector<std::string>& argv, bool capture_stderr, std::string& err) {
+    int in[2], out[2], errp[2] = {-1, -1};
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0 ||
+        (capture_stderr && ::pipe2(errp, O_CLOEXEC) != 0)) {
+      err = std::string("pipe2: ") + std::strerror(errno);
+      return false;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    if (capture_stderr) posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    int rc = ::posix_spawn(&pid_, argv[0].c_str(), &fa, nullptr, args.data(), environ);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(in[0]);
+    ::close(out[1]);
+    if (capture_stderr) ::close(errp[1]);
+    to_child_ = in[1];
+    from_child_ = out[0];
+    stderr_ = errp[0];
+    if (rc != 0) {
+      pid_ = -1;
+      err = "cannot start " + argv[0] + ": " + std::strerror(rc);
+      return false;
+    }
+    reader_ = std::make_unique<LineReader>(from_child_);
+    return true;
+  }
+
+  int to_child() const { return to_child_; }
+  int stderr_fd() const { return stderr_; }
+  LineReader& reader() { return *reader_; }
+  pid_t pid() const { return pid_; }
+
+  // Closes stdin (the servers exit on EOF), then SIGTERM after a grace period, then reaps.
+  void stop() {
+    if (to_child_ >= 0) ::close(to_child_);
+    to_child_ = -1;
+    if (pid_ > 0) {
+      int status = 0;
+      for (int i = 0; i < 100; ++i) {
+        if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+          pid_ = -1;
+          break;
+        }
+        if (i == 50) ::kill(pid_, SIGTERM);
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      if (pid_ > 0) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+      }
+    }
+    if (from_child_ >= 0) ::close(from_child_);
+    if (stderr_ >= 0) ::close(stderr_);
+    from_child_ = stderr_ = -1;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int to_child_ = -1;
+  int from_child_ = -1;
+  int stderr_ = -1;
+  std::unique_ptr<LineReader> reader_;
+};
+
+// `--echo-child RESPONSE`: answers every input line with RESPONSE (+ '\n') until EOF.
+int run_echo_child(const std::string& response) {
+  const std::string line = response + "\n";
+  LineReader in(STDIN_FILENO);
+  std::string req;
+  while (in.read_line(req)) {
+    if (!write_all(STDOUT_FILENO, line.data(), line.size())) return 1;
+  }
+  return 0;
+}
+
+std::string self_exe() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return {};
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+// One write-line → read-line round trip per call, N samples after W warm-up rounds.
+// `next_request(i)` gives the i-th request line; `check` validates the response line.
+bool raw_sequential(RawChild& child, const Options& opt,
+                    const std::function<std::string(std::uint64_t)>& next_request,
+                    std::vector<double>& samples, double& cpu_per_call, std::string& err) {
+  std::string line;
+  std::uint64_t id = 1;
+  for (std::size_t i = 0; i < opt.warmup; ++i, ++id) {
+    auto req = next_request(id);
+    if (!write_all(child.to_child(), req.data(), req.size()) || !child.reader().read_line(line)) {
+      err = "the child stopped answering during warm-up";
+      return false;
+    }
+  }
+  samples.clear();
+  samples.reserve(opt.calls);
+  const double cpu0 = cpu_us();
+  for (std::size_t i = 0; i < opt.calls; ++i, ++id) {
+    auto req = next_request(id);
+    const auto t0 = Clock::now();
+    if (!write_all(child.to_child(), req.data(), req.size()) || !child.reader().read_line(line)) {
+      err = "the child stopped answering";
+      return false;
+    }
+    samples.push_back(elapsed_us(t0, Clock::now()));
+  }
+  cpu_per_call = (cpu_us() - cpu0) / static_cast<double>(std::max<std::size_t>(opt.calls, 1));
+  // The last answer proves the exchange was the real one (not an error line).
+  auto j = json::parse(line, nullptr, false);
+  if (!j.is_object() || !j.contains("result")) {
+    err = "unexpected answer: " + line.substr(0, 200);
+    return false;
+  }
+  return true;
+}
+
+// M request lines written by a writer thread (one write per line, as a client does)
+// while this thread reads the M answers. Returns calls/s.
+bool raw_pipelined(RawChild& child, std::size_t m, std::uint64_t first_id,
+                   const std::function<std::string(std::uint64_t)>& next_request,
+                   double& calls_per_s, std::string& err) {
+  std::vector<std::string> reqs;
+  reqs.reserve(m);
+  for (std::size_t i = 0; i < m; ++i) reqs.push_back(next_request(first_id + i));
+  std::atomic<bool> write_ok{true};
+  const auto t0 = Clock::now();
+  std::thread writer([&] {
+    for (const auto& r : reqs) {
+      if (!write_all(child.to_child(), r.data(), r.size())) {
+        write_ok = false;
+        return;
+      }
+    }
+  });
+  std::string line;
+  std::size_t got = 0;
+  while (got < m && child.reader().read_line(line)) ++got;
+  const auto t1 = Clock::now();
+  writer.join();
+  if (got < m || !write_ok) {
+    err = "pipelined run: " + std::to_string(got) + " of " + std::to_string(m) + " answers";
+    return false;
+  }
+  calls_per_s = static_cast<double>(m) / (elapsed_us(t0, t1) / 1e6);
+  return true;
+}
+
+// Handshake by hand with a demo server over raw pipes.
+bool raw_handshake(RawChild& child, std::string& err) {
+  std::string init = initialize_request() + "\n";
+  std::string line;
+  if (!write_all(child.to_child(), init.data(), init.size()) || !child.reader().read_line(line)) {
+    err = "demo server: no answer to initialize";
+    return false;
+  }
+  auto j = json::parse(line, nullptr, false);
+  if (!j.is_object() || !j.contains("result")) {
+    err = "demo server: bad initialize answer: " + line.substr(0, 200);
+    return false;
+  }
+  std::string note = initialized_notification() + "\n";
+  return write_all(child.to_child(), note.data(), note.size());
+}
+
+// ---------------------------------------------------------------------------------------
+// mcprt sessions
+
+struct SessionRun {
+  std::shared_ptr<mcprt::ClientSession> session;
+  bool closed = false;
+};
+
+bool connect_session(mcprt::native::NativeExecutor& ex, std::unique_ptr<mcprt::Transport> t,
+                     const std::string& name, SessionRun& run, std::string& err) {
+  mcprt::ClientOptions co;
+  co.server_name = name;
+  co.on_close = [&run](const mcprt::Error&) { run.closed = true; };
+  run.session = mcprt::ClientSession::create(ex, std::move(t), co);
+  std::optional<mcprt::Status> st;
+  run.session->connect([&](mcprt::Status s) { st = std::move(s); });
+  if (!ex.run_until([&] { return st.has_value(); }, kWaitLimit)) {
+    err = name + ": connect() did not complete";
+    return false;
+  }
+  if (!st->ok()) {
+    err = st->error().describe();
+    return false;
+  }
+  return true;
+}
+
+void close_session(mcprt::native::NativeExecutor& ex, SessionRun& run) {
+  if (!run.session) return;
+  run.session->close();
+  ex.run_until([&] { return run.closed; }, mcprt::Millis(5000));
+  run.session.reset();
+}
+
+bool call_once(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s, std::string& err) {
+  std::optional<mcprt::Result<json>> r;
+  s.call_tool("echo", json{{"message", kMessage}}, {}, [&](mcprt::Result<json> x) { r = std::move(x); });
+  if (!ex.run_until([&] { return r.has_value(); }, kWaitLimit)) {
+    err = "tools/call did not complete";
+    return false;
+  }
+  if (!r->ok()) {
+    err = r->error().describe();
+    return false;
+  }
+  return true;
+}
+
+bool mcprt_sequential(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s,
+                      const Options& opt, std::vector<double>& samples, double& cpu_per_call,
+                      std::string& err) {
+  for (std::size_t i = 0; i < opt.warmup; ++i) {
+    if (!call_once(ex, s, err)) return false;
+  }
+  samples.clear();
+  samples.reserve(opt.calls);
+  const double cpu0 = cpu_us();
+  for (std::size_t i = 0; i < opt.calls; ++i) {
+    const auto t0 = Clock::now();
+    if (!call_once(ex, s, err)) return false;
+    samples.push_back(elapsed_us(t0, Clock::now()));
+  }
+  cpu_per_call = (cpu_us() - cpu0) / static_cast<double>(std::max<std::size_t>(opt.calls, 1));
+  return true;
+}
+
+bool mcprt_pipelined(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s, std::size_t m,
+                     double& calls_per_s, std::string& err) {
+  std::size_t done = 0, failed = 0;
+  std::string first_error;
+  const auto t0 = Clock::now();
+  for (std::size_t i = 0; i < m; ++i) {
+    s.call_tool("echo", json{{"message", kMessage}}, {}, [&](mcprt::Result<json> r) {
+      ++done;
+      if (!r.ok() && failed++ == 0) first_error = r.error().describe();
+    });
+  }
+  const bool all = ex.run_until([&] { return done == m; }, mcprt::Millis(120000));
+  const auto t1 = Clock::now();
+  if (!all || failed > 0) {
+    err = "pipelined run: " + std::to_string(done) + " of " + std::to_string(m) +
+          " completed, " + std::to_string(failed) + " failed" +
+          (first_error.empty() ? "" : " (first: " + first_error + ")");
+    return false;
+  }
+  calls_per_s = static_cast<double>(m) / (elapsed_us(t0, t1) / 1e6);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// Output
+
+void print_header() {
+  std::printf("  %-50s %10s %10s %10s\n", "", "p50 µs", "p99 µs", "mean µs");
+}
+void print_row(const char* label, const Stats& s) {
+  std::printf("  %-50s %10.1f %10.1f %10.1f\n", label, s.p50, s.p99, s.mean);
+}
+void print_ratio(const char* label, const Stats& a, const Stats& b) {
+  std::printf("  %-50s %9.2fx %9.2fx %9.2fx\n", label, ratio(a.p50, b.p50), ratio(a.p99, b.p99),
+              ratio(a.mean, b.mean));
+}
+json ratio_json(const Stats& a, const Stats& b) {
+  return {{"p50", ratio(a.p50, b.p50)}, {"p99", ratio(a.p99, b.p99)},
+          {"mean", ratio(a.mean, b.mean)}};
+}
+
+// ---------------------------------------------------------------------------------------
+// stdio
+
+bool bench_stdio(const Options& opt, json& out, std::string& err) {
+  const std::string self = self_exe();
+  const std::string canned = response_line(1);
+  std::printf("\nstdio: tools/call echo {\"message\":\"%s\"}, one call at a time, %zu calls "
+              "(+%zu warm-up)\n",
+              kMessage, opt.calls, opt.warmup);
+  std::printf("  request %zu bytes, response %zu bytes (with '\\n')\n", request_line(1).size(),
+              canned.size());
+  print_header();
+
+  // 1. raw pipe ping-pong against the echo child.
+  Stats pipe_stats;
+  double pipe_cpu = 0, pipe_tput = 0;
+  {
+    RawChild child;
+    if (!child.spawn({self, "--echo-child", canned.substr(0, canned.size() - 1)}, false, err))
+      return false;
+    std::vector<double> samples;
+    if (!raw_sequential(child, opt, request_line, samples, pipe_cpu, err)) return false;
+    pipe_stats = summarize(samples);
+    if (opt.pipelined > 0 &&
+        !raw_pipelined(child, opt.pipelined, 1'000'000, request_line, pipe_tput, err))
+      return false;
+  }
+  print_row("baseline: raw pipe ping-pong (echo child)", pipe_stats);
+
+  // 2. raw client against the demo server (same bytes, handshake by hand).
+  Stats raw_stats;
+  double raw_cpu = 0, raw_tput = 0;
+  {
+    RawChild child;
+    if (!child.spawn({opt.server, "--quiet"}, false, err)) return false;
+    if (!raw_handshake(child, err)) return false;
+    std::vector<double> samples;
+    if (!raw_sequential(child, opt, request_line, samples, raw_cpu, err)) return false;
+    raw_stats = summarize(samples);
+    if (opt.pipelined > 0 &&
+        !raw_pipelined(child, opt.pipelined, 1'000'000, request_line, raw_tput, err))
+      return false;
+  }
+  print_row("raw client -> demo server (same bytes)", raw_stats);
+
+  // 3. mcprt.
+  Stats mcprt_stats;
+  double mcprt_cpu = 0, mcprt_tput = 0;
+  {
+    mcprt::native::NativeExecutor ex;
+    mcprt::native::NativeProcessLauncher launcher(ex);
+    mcprt::ProcessSpec spec;
+    spec.command = opt.server;
+    spec.args = {"--quiet"};
+    spec.label = "demo";
+    auto stream = launcher.launch(spec);
+    if (!stream.ok()) {
+      err = stream.error().describe();
+      return false;
+    }
+    mcprt::StdioTransportOptions to;
+    to.server_name = "demo";
+    SessionRun run;
+    if (!connect_session(ex, mcprt::make_stdio_transport(ex, std::move(stream).value(), to), "demo",
+                         run, err))
+      return false;
+    std::vector<double> samples;
+    bool ok = mcprt_sequential(ex, *run.session, opt, samples, mcprt_cpu, err);
+    if (ok && opt.pipelined > 0) ok = mcprt_pipelined(ex, *run.session, opt.pipelined, mcprt_tput, err);
+    close_session(ex, run);
+    if (!ok) return false;
+    mcprt_stats = summarize(samples);
+  }
+  print_row("mcprt ClientSession -> demo server", mcprt_stats);
+  print_ratio("ratio mcprt / raw pipe ping-pong", mcprt_stats, pipe_stats);
+  print_ratio("ratio mcprt / raw client -> demo server", mcprt_stats, raw_stats);
+  std::printf("  client CPU (user+sys) per call: mcprt %.1f µs, raw client %.1f µs (%.2fx)\n",
+              mcprt_cpu, raw_cpu, ratio(mcprt_cpu, raw_cpu));
+
+  json pipelined = nullptr;
+  if (opt.pipelined > 0) {
+    std::printf("\nstdio: pipelined, %zu calls issued without waiting\n", opt.pipelined);
+    std::printf("  %-50s %10s\n", "", "calls/s");
+    std::printf("  %-50s %10.0f\n", "raw pipe (echo child)", pipe_tput);
+    std::printf("  %-50s %10.0f\n", "raw client -> demo server", raw_tput);
+    std::printf("  %-50s %10.0f\n", "mcprt ClientSession -> demo server", mcprt_tput);
+    std::printf("  %-50s %9.2fx\n", "ratio mcprt / raw client -> demo server",
+                ratio(mcprt_tput, raw_tput));
+    pipelined = {{"calls", opt.pipelined},
+                 {"pipe_calls_per_s", pipe_tput},
+                 {"raw_demo_calls_per_s", raw_tput},
+                 {"mcprt_calls_per_s", mcprt_tput},
+                 {"ratio_mcprt_raw_demo", ratio(mcprt_tput, raw_tput)}};
+  }
+
+  out = {{"pipe", to_json(pipe_stats)},
+         {"raw_demo", to_json(raw_stats)},
+         {"mcprt", to_json(mcprt_stats)},
+         {"ratio_mcprt_pipe", ratio_json(mcprt_stats, pipe_stats)},
+         {"ratio_mcprt_raw_demo", ratio_json(mcprt_stats, raw_stats)},
+         {"cpu_per_call_us", {{"mcprt", mcprt_cpu}, {"raw_demo", raw_cpu}, {"pipe", pipe_cpu}}},
+         {"pipelined", pipelined}};
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------
+// HTTP
+
+// Starts `server --http 0` and reads its stderr until it names its URL.
+bool start_http_server(RawChild& child, const Options& opt, std::string& url, int& port,
+                       std::thread& drain, std::string& err) {
+  if (!child.spawn({opt.server, "--http", "0", "--quiet"}, true, err)) return false;
+  const std::string marker = "listening on ";
+  std::string seen, buf;
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  while (Clock::now() < deadline) {
+    pollfd p{child.stderr_fd(), POLLIN, 0};
+    int ms = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count());
+    if (::poll(&p, 1, std::max(ms, 1)) <= 0) continue;
+    char chunk[4096];
+    ssize_t r = ::read(child.stderr_fd(), chunk, sizeof chunk);
+    if (r <= 0) break;
+    buf.append(chunk, static_cast<std::size_t>(r));
+    std::size_t nl;
+    while ((nl = buf.find('\n')) != std::string::npos) {
+      std::string line = buf.substr(0, nl);
+      buf.erase(0, nl + 1);
+      seen += line + "\n";
+      auto at = line.find(marker);
+      if (at == std::string::npos) continue;
+      url = line.substr(at + marker.size());
+      while (!url.empty() && std::isspace(static_cast<unsigned char>(url.back()))) url.pop_back();
+      // http://127.0.0.1:<port>/mcp
+      auto colon = url.rfind(':');
+      port = colon == std::string::npos ? 0 : std::atoi(url.c_str() + colon + 1);
+      if (port <= 0) {
+        err = "cannot read the port in \"" + line + "\"";
+        return false;
+      }
+      // Keep reading stderr so the server never blocks on a full pipe.
+      const int fd = child.stderr_fd();
+      drain = std::thread([fd] {
+        char c[4096];
+        while (::read(fd, c, sizeof c) > 0) {
+        }
+      });
+      return true;
+    }
+  }
+  err = "`" + opt.server + " --http 0` did not print \"listening on http://...\" within 10 s" +
+        (seen.empty() ? std::string() : "; its stderr:\n" + seen);
+  return false;
+}
+
+// A plain httplib::Client POST loop: initialize, notifications/initialized, then
+// tools/call echo, warm-up + N timed calls. Only the tools/call POSTs are timed.
+bool httplib_loop(int port, const std::string& path, bool keep_alive, const Options& opt,
+                  Stats& stats, double& cpu_per_call, std::string& err) {
+  const std::string who = keep_alive ? "keep-alive baseline" : "new-connection baseline";
+  httplib::Client cli("127.0.0.1", port);
+  cli.set_keep_alive(keep_alive);
+  // Without TCP_NODELAY httplib's separate header and body writes can meet Nagle + delayed
+  // ACK; the baseline is the best a plain client does.
+  cli.set_tcp_nodelay(true);
+  httplib::Headers h{{"Accept", "application/json, text/event-stream"}};
+  auto res = cli.Post(path.c_str(), h, initialize_request(), "application/json");
+  if (!res || res->status != 200) {
+    err = who + ": initialize failed (" +
+          (res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error())) + ")";
+    return false;
+  }
+  if (res->has_header("Mcp-Session-Id"))
+    h.emplace("Mcp-Session-Id", res->get_header_value("Mcp-Session-Id"));
+  h.emplace("MCP-Protocol-Version", kProtocolVersion);
+  res = cli.Post(path.c_str(), h, initialized_notification(), "application/json");
+  if (!res || res->status / 100 != 2) {
+    err = who + ": notifications/initialized was refused";
+    return false;
+  }
+  std::uint64_t id = 1;
+  auto post = [&] {
+    auto body = request_line(id++);
+    body.pop_back();
+    auto r = cli.Post(path.c_str(), h, body, "application/json");
+    if (!r || r->status != 200 || r->body.find("\"result\"") == std::string::npos) {
+      err = who + ": tools/call failed (" +
+            (r ? "HTTP " + std::to_string(r->status) + ": " + r->body.substr(0, 200)
+               : httplib::to_string(r.error())) +
+            ")";
+      return false;
+    }
+    return true;
+  };
+  for (std::size_t i = 0; i < opt.warmup; ++i)
+    if (!post()) return false;
+  std::vector<double> samples;
+  samples.reserve(opt.calls);
+  const double cpu0 = cpu_us();
+  for (std::size_t i = 0; i < opt.calls; ++i) {
+    const auto t0 = Clock::now();
+    if (!post()) return false;
+    samples.push_back(elapsed_us(t0, Clock::now()));
+  }
+  cpu_per_call = (cpu_us() - cpu0) / static_cast<double>(std::max<std::size_t>(opt.calls, 1));
+  stats = summarize(samples);
+  cli.Delete(path.c_str(), h);
+  return true;
+}
+
+bool bench_http(const Options& opt, json& out, std::string& err) {
+  RawChild server;
+  std::thread drain;
+  std::string url;
+  int port = 0;
+  struct Joiner {
+    RawChild& s;
+    std::thread& t;
+    ~Joiner() {
+      if (s.pid() > 0) ::kill(s.pid(), SIGTERM);
+      if (t.joinable()) t.join();
+    }
+  } joiner{server, drain};
+  if (!start_http_server(server, opt, url, port, drain, err)) return false;
+  const std::string path = url.substr(url.find('/', url.find("//") + 2));
+
+  std::printf("\nhttp: tools/call echo over Streamable HTTP (%s), one call at a time, %zu calls "
+              "(+%zu warm-up)\n",
+              url.c_str(), opt.calls, opt.warmup);
+  print_header();
+
+  // 1. Baselines: the same POSTs from a plain httplib::Client, keep-alive (the brief's
+  // baseline) and a new connection per call (what NativeHttpClient does today).
+  Stats base_stats, fresh_stats;
+  double base_cpu = 0, fresh_cpu = 0;
+  if (!httplib_loop(port, path, true, opt, base_stats, base_cpu, err)) return false;
+  print_row("baseline: httplib::Client keep-alive POST loop", base_stats);
+  if (!httplib_loop(port, path, false, opt, fresh_stats, fresh_cpu, err)) return false;
+  print_row("httplib::Client, new connection per POST", fresh_stats);
+
+  // 2. mcprt.
+  Stats mcprt_stats;
+  double mcprt_cpu = 0;
+  {
+    mcprt::native::NativeExecutor ex;
+    mcprt::native::NativeHttpClient http(ex);
+    mcprt::HttpTransportOptions to;
+    to.url = url;
+    to.server_name = "demo-http";
+    to.mode = mcprt::HttpTransportMode::streamable;
+    auto t = mcprt::make_http_transport(ex, http, to);
+    if (!t.ok()) {
+      err = t.error().describe();
+      return false;
+    }
+    SessionRun run;
+    if (!connect_session(ex, std::move(t).value(), "demo-http", run, err)) return false;
+    std::vector<double> samples;
+    bool ok = mcprt_sequential(ex, *run.session, opt, samples, mcprt_cpu, err);
+    close_session(ex, run);
+    if (!ok) return false;
+    mcprt_stats = summarize(samples);
+  }
+  print_row("mcprt ClientSession + NativeHttpClient", mcprt_stats);
+  print_ratio("ratio mcprt / httplib keep-alive loop", mcprt_stats, base_stats);
+  print_ratio("ratio mcprt / httplib new connection per POST", mcprt_stats, fresh_stats);
+  std::printf("  client CPU (user+sys) per call: mcprt %.1f µs, httplib keep-alive %.1f µs, "
+              "httplib new connection %.1f µs\n",
+              mcprt_cpu, base_cpu, fresh_cpu);
+  if (base_stats.p50 > 10000) {
+    // A keep-alive round trip of tens of ms on loopback is a TCP stall, not work.
+    std::printf("  note: keep-alive p50 over 10 ms = Nagle/delayed-ACK stalls on the reused\n"
+                "        connection (a server writing a response in several small writes\n"
+                "        without TCP_NODELAY); that ratio then measures the stall, not mcprt\n");
+  }
+
+  out = {{"url", url},
+         {"baseline_httplib", to_json(base_stats)},
+         {"httplib_new_connection", to_json(fresh_stats)},
+         {"mcprt", to_json(mcprt_stats)},
+         {"ratio_mcprt_baseline", ratio_json(mcprt_stats, base_stats)},
+         {"ratio_mcprt_new_connection", ratio_json(mcprt_stats, fresh_stats)},
+         {"cpu_per_call_us",
+          {{"mcprt", mcprt_cpu}, {"baseline_httplib", base_cpu}, {"httplib_new_connection", fresh_cpu}}}};
+  return true;
+}
+
+std::size_t parse_count(const char* s, const char* flag) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(s, &end, 10);
+  if (errno != 0 || end == s || *end != '\0') usage(std::string("bad number for ") + flag);
+  return static_cast<std::size_t>(v);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--echo-child") return run_echo_child(argv[2]);
+
+  Options opt;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&]() -> const char* {
+      if (i + 1 >= argc) usage(a + " needs a value");
+      return argv[++i];
+    };
+    if (a == "--calls") {
+      opt.calls = parse_count(value(), "--calls");
+    } else if (a == "--warmup") {
+      opt.warmup = parse_count(value(), "--warmup");
+    } else if (a == "--pipelined") {
+      opt.pipelined = parse_count(value(), "--pipelined");
+    } else if (a == "--only") {
+      std::string w = value();
+      if (w != "stdio" && w != "http") usage("--only takes stdio or http");
+      opt.stdio = w == "stdio";
+      opt.http = w == "http";
+    } else if (a == "--json") {
+      opt.json_file = value();
+    } else if (a == "--server") {
+      opt.server = value();
+    } else if (a == "--help" || a == "-h") {
+      usage("tools/call round trips, mcprt vs baselines (SPEC §12)");
+    } else {
+      usage("unknown argument " + a);
+    }
+  }
+  if (opt.calls == 0) usage("--calls must be at least 1");
+  // The baselines write to pipes and sockets with plain write(2).
+  ::signal(SIGPIPE, SIG_IGN);
+
+  double load[3] = {0, 0, 0};
+  ::getloadavg(load, 3);
+  const long nproc = ::sysconf(_SC_NPROCESSORS_ONLN);
+  std::printf("mcprt_bench_roundtrip  calls=%zu warmup=%zu pipelined=%zu  nproc=%ld  "
+              "load=%.2f %.2f %.2f\n  server: %s\n",
+              opt.calls, opt.warmup, opt.pipelined, nproc, load[0], load[1], load[2],
+              opt.server.c_str());
+
+  json report = {{"bench", "roundtrip"},
+                 {"calls", opt.calls},
+                 {"warmup", opt.warmup},
+                 {"pipelined", opt.pipelined},
+                 {"nproc", nproc},
+                 {"loadavg", {load[0], load[1], load[2]}},
+                 {"unix_time", static_cast<long long>(std::time(nullptr))}};
+  int rc = 0;
+  if (opt.stdio) {
+    json r;
+    std::string err;
+    if (bench_stdio(opt, r, err)) {
+      report["stdio"] = r;
+    } else {
+      std::fprintf(stderr, "stdio benchmark failed: %s\n", err.c_str());
+      report["stdio"] = {{"error", err}};
+      rc = 1;
+    }
+  }
+  if (opt.http) {
+    json r;
+    std::string err;
+    if (bench_http(opt, r, err)) {
+      report["http"] = r;
+    } else {
+      std::fprintf(stderr, "http benchmark failed: %s\n", err.c_str());
+      report["http"] = {{"error", err}};
+      rc = 1;
+    }
+  }
+  std::fflush(stdout);
+  const std::string line = report.dump();
+  std::printf("\nJSON %s\n", line.c_str());
+  if (!opt.json_file.empty()) {
+    std::ofstream f(opt.json_file);
+    f << line << "\n";
+    if (!f) {
+      std::fprintf(stderr, "cannot write %s\n", opt.json_file.c_str());
+      rc = 1;
+    }
+  }
+  return rc;
+}
