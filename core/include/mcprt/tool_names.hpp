@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "mcprt/hash.hpp"
+
 namespace mcprt {
 
 inline constexpr std::size_t kDefaultMaxToolNameLength = 64;
@@ -29,8 +31,5 @@ std::string make_tool_name(std::string_view server, std::string_view tool,
 // refs[i]. The result does not depend on the order of `refs`.
 std::vector<std::string> assign_tool_names(const std::vector<RawToolRef>& refs,
                                            std::size_t max_length = kDefaultMaxToolNameLength);
-
-// 64-bit FNV-1a, the stable hash used for tool-name suffixes (identical on every target).
-std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t seed = 14695981039346656037ull);
 
 }  // namespace mcprt

@@ -8,15 +8,6 @@
 
 namespace mcprt {
 
-std::uint64_t fnv1a64(std::string_view bytes, std::uint64_t seed) {
-  std::uint64_t h = seed;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 namespace {
 
 void append_sanitized(std::string& out, std::string_view s) {
