@@ -324,40 +324,80 @@ std::string self_exe() {
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
-// One write-line → read-line round trip per call, N samples after W warm-up rounds.
-// `next_request(i)` gives the i-th request line; `check` validates the response line.
-bool raw_sequential(RawChild& child, const Options& opt,
-                    const std::function<std::string(std::uint64_t)>& next_request,
-                    std::vector<double>& samples, double& cpu_per_call, std::string& err) {
-  std::string line;
-  std::uint64_t id = 1;
-  for (std::size_t i = 0; i < opt.warmup; ++i, ++id) {
-    auto req = next_request(id);
-    if (!write_all(child.to_child(), req.data(), req.size()) || !child.reader().read_line(line)) {
-      err = "the child stopped answering during warm-up";
-      return false;
-    }
+// One benchmarked way of making a call. The measurements of several runners are
+// interleaved in blocks (A B C A B C ...), so a burst of load from elsewhere on the machine
+// hits every runner alike and the ratios of one run stay meaningful.
+struct Runner {
+  std::string label;
+  std::function<bool(std::string& err)> call;  // one complete round trip
+  std::vector<double> samples;                  // µs, timed calls only
+  double cpu = 0;                               // process CPU µs over the timed calls
+  double cpu_per_call() const {
+    return samples.empty() ? 0 : cpu / static_cast<double>(samples.size());
   }
-  samples.clear();
-  samples.reserve(opt.calls);
-  const double cpu0 = cpu_us();
-  for (std::size_t i = 0; i < opt.calls; ++i, ++id) {
-    auto req = next_request(id);
-    const auto t0 = Clock::now();
-    if (!write_all(child.to_child(), req.data(), req.size()) || !child.reader().read_line(line)) {
-      err = "the child stopped answering";
-      return false;
+};
+
+constexpr std::size_t kBlock = 50;
+
+bool measure_interleaved(const std::vector<Runner*>& runners, const Options& opt,
+                         std::string& err) {
+  for (Runner* r : runners) {
+    for (std::size_t i = 0; i < opt.warmup; ++i) {
+      if (!r->call(err)) {
+        err = r->label + " (warm-up): " + err;
+        return false;
+      }
     }
-    samples.push_back(elapsed_us(t0, Clock::now()));
+    r->samples.clear();
+    r->samples.reserve(opt.calls);
+    r->cpu = 0;
   }
-  cpu_per_call = (cpu_us() - cpu0) / static_cast<double>(std::max<std::size_t>(opt.calls, 1));
-  // The last answer proves the exchange was the real one (not an error line).
-  auto j = json::parse(line, nullptr, false);
-  if (!j.is_object() || !j.contains("result")) {
-    err = "unexpected answer: " + line.substr(0, 200);
-    return false;
+  for (std::size_t done = 0; done < opt.calls; done += kBlock) {
+    const std::size_t n = std::min(kBlock, opt.calls - done);
+    for (Runner* r : runners) {
+      const double cpu0 = cpu_us();
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto t0 = Clock::now();
+        if (!r->call(err)) {
+          err = r->label + ": " + err;
+          return false;
+        }
+        r->samples.push_back(elapsed_us(t0, Clock::now()));
+      }
+      r->cpu += cpu_us() - cpu0;
+    }
   }
   return true;
+}
+
+bool is_result_line(const std::string& line, std::string& err) {
+  auto j = json::parse(line, nullptr, false);
+  if (j.is_object() && j.contains("result")) return true;
+  err = "unexpected answer: " + line.substr(0, 200);
+  return false;
+}
+
+// Raw write-line → read-line round trips with `child`; the request lines are built before
+// the run, so the baseline does no JSON work at all. The last answer is kept in
+// `last_line` (checked after the run: it proves the exchange was the real one).
+Runner raw_runner(std::string label, RawChild& child, std::size_t count, std::string& last_line) {
+  auto reqs = std::make_shared<std::vector<std::string>>();
+  reqs->reserve(count);
+  for (std::size_t i = 0; i < count; ++i) reqs->push_back(request_line(i + 1));
+  auto next = std::make_shared<std::size_t>(0);
+  return Runner{std::move(label), [&child, &last_line, reqs, next](std::string& err) {
+                  if (*next >= reqs->size()) {
+                    err = "more calls than prepared requests";
+                    return false;
+                  }
+                  const std::string& req = (*reqs)[(*next)++];
+                  if (!write_all(child.to_child(), req.data(), req.size()) ||
+                      !child.reader().read_line(last_line)) {
+                    err = "the child stopped answering";
+                    return false;
+                  }
+                  return true;
+                }, {}, 0};
 }
 
 // M request lines written by a writer thread (one write per line, as a client does)
@@ -456,24 +496,6 @@ bool call_once(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s, std::
   return true;
 }
 
-bool mcprt_sequential(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s,
-                      const Options& opt, std::vector<double>& samples, double& cpu_per_call,
-                      std::string& err) {
-  for (std::size_t i = 0; i < opt.warmup; ++i) {
-    if (!call_once(ex, s, err)) return false;
-  }
-  samples.clear();
-  samples.reserve(opt.calls);
-  const double cpu0 = cpu_us();
-  for (std::size_t i = 0; i < opt.calls; ++i) {
-    const auto t0 = Clock::now();
-    if (!call_once(ex, s, err)) return false;
-    samples.push_back(elapsed_us(t0, Clock::now()));
-  }
-  cpu_per_call = (cpu_us() - cpu0) / static_cast<double>(std::max<std::size_t>(opt.calls, 1));
-  return true;
-}
-
 bool mcprt_pipelined(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s, std::size_t m,
                      double& calls_per_s, std::string& err) {
   std::size_t done = 0, failed = 0;
@@ -521,81 +543,69 @@ json ratio_json(const Stats& a, const Stats& b) {
 bool bench_stdio(const Options& opt, json& out, std::string& err) {
   const std::string self = self_exe();
   const std::string canned = response_line(1);
+  const std::size_t total = opt.warmup + opt.calls;
   std::printf("\nstdio: tools/call echo {\"message\":\"%s\"}, one call at a time, %zu calls "
-              "(+%zu warm-up)\n",
-              kMessage, opt.calls, opt.warmup);
+              "(+%zu warm-up), interleaved in blocks of %zu\n",
+              kMessage, opt.calls, opt.warmup, kBlock);
   std::printf("  request %zu bytes, response %zu bytes (with '\\n')\n", request_line(1).size(),
               canned.size());
+
+  // The echo child (baseline), the demo server driven by hand, and the demo server driven
+  // by mcprt, all alive at once so their calls can be interleaved.
+  RawChild echo_child, raw_server;
+  if (!echo_child.spawn({self, "--echo-child", canned.substr(0, canned.size() - 1)}, false, err))
+    return false;
+  if (!raw_server.spawn({opt.server, "--quiet"}, false, err)) return false;
+  if (!raw_handshake(raw_server, err)) return false;
+
+  mcprt::native::NativeExecutor ex;
+  mcprt::native::NativeProcessLauncher launcher(ex);
+  mcprt::ProcessSpec spec;
+  spec.command = opt.server;
+  spec.args = {"--quiet"};
+  spec.label = "demo";
+  auto stream = launcher.launch(spec);
+  if (!stream.ok()) {
+    err = stream.error().describe();
+    return false;
+  }
+  mcprt::StdioTransportOptions to;
+  to.server_name = "demo";
+  SessionRun run;
+  struct Closer {
+    mcprt::native::NativeExecutor& ex;
+    SessionRun& run;
+    ~Closer() { close_session(ex, run); }
+  } closer{ex, run};
+  if (!connect_session(ex, mcprt::make_stdio_transport(ex, std::move(stream).value(), to), "demo",
+                       run, err))
+    return false;
+
+  std::string pipe_last, raw_last;
+  Runner pipe = raw_runner("raw pipe ping-pong", echo_child, total, pipe_last);
+  Runner raw = raw_runner("raw client -> demo server", raw_server, total, raw_last);
+  Runner mc{"mcprt", [&](std::string& e) { return call_once(ex, *run.session, e); }, {}, 0};
+  if (!measure_interleaved({&pipe, &raw, &mc}, opt, err)) return false;
+  if (!is_result_line(pipe_last, err) || !is_result_line(raw_last, err)) return false;
+  const Stats pipe_stats = summarize(pipe.samples), raw_stats = summarize(raw.samples),
+              mcprt_stats = summarize(mc.samples);
+
   print_header();
-
-  // 1. raw pipe ping-pong against the echo child.
-  Stats pipe_stats;
-  double pipe_cpu = 0, pipe_tput = 0;
-  {
-    RawChild child;
-    if (!child.spawn({self, "--echo-child", canned.substr(0, canned.size() - 1)}, false, err))
-      return false;
-    std::vector<double> samples;
-    if (!raw_sequential(child, opt, request_line, samples, pipe_cpu, err)) return false;
-    pipe_stats = summarize(samples);
-    if (opt.pipelined > 0 &&
-        !raw_pipelined(child, opt.pipelined, 1'000'000, request_line, pipe_tput, err))
-      return false;
-  }
   print_row("baseline: raw pipe ping-pong (echo child)", pipe_stats);
-
-  // 2. raw client against the demo server (same bytes, handshake by hand).
-  Stats raw_stats;
-  double raw_cpu = 0, raw_tput = 0;
-  {
-    RawChild child;
-    if (!child.spawn({opt.server, "--quiet"}, false, err)) return false;
-    if (!raw_handshake(child, err)) return false;
-    std::vector<double> samples;
-    if (!raw_sequential(child, opt, request_line, samples, raw_cpu, err)) return false;
-    raw_stats = summarize(samples);
-    if (opt.pipelined > 0 &&
-        !raw_pipelined(child, opt.pipelined, 1'000'000, request_line, raw_tput, err))
-      return false;
-  }
   print_row("raw client -> demo server (same bytes)", raw_stats);
-
-  // 3. mcprt.
-  Stats mcprt_stats;
-  double mcprt_cpu = 0, mcprt_tput = 0;
-  {
-    mcprt::native::NativeExecutor ex;
-    mcprt::native::NativeProcessLauncher launcher(ex);
-    mcprt::ProcessSpec spec;
-    spec.command = opt.server;
-    spec.args = {"--quiet"};
-    spec.label = "demo";
-    auto stream = launcher.launch(spec);
-    if (!stream.ok()) {
-      err = stream.error().describe();
-      return false;
-    }
-    mcprt::StdioTransportOptions to;
-    to.server_name = "demo";
-    SessionRun run;
-    if (!connect_session(ex, mcprt::make_stdio_transport(ex, std::move(stream).value(), to), "demo",
-                         run, err))
-      return false;
-    std::vector<double> samples;
-    bool ok = mcprt_sequential(ex, *run.session, opt, samples, mcprt_cpu, err);
-    if (ok && opt.pipelined > 0) ok = mcprt_pipelined(ex, *run.session, opt.pipelined, mcprt_tput, err);
-    close_session(ex, run);
-    if (!ok) return false;
-    mcprt_stats = summarize(samples);
-  }
   print_row("mcprt ClientSession -> demo server", mcprt_stats);
   print_ratio("ratio mcprt / raw pipe ping-pong", mcprt_stats, pipe_stats);
   print_ratio("ratio mcprt / raw client -> demo server", mcprt_stats, raw_stats);
   std::printf("  client CPU (user+sys) per call: mcprt %.1f µs, raw client %.1f µs (%.2fx)\n",
-              mcprt_cpu, raw_cpu, ratio(mcprt_cpu, raw_cpu));
+              mc.cpu_per_call(), raw.cpu_per_call(), ratio(mc.cpu_per_call(), raw.cpu_per_call()));
 
   json pipelined = nullptr;
   if (opt.pipelined > 0) {
+    double pipe_tput = 0, raw_tput = 0, mcprt_tput = 0;
+    if (!raw_pipelined(echo_child, opt.pipelined, 1'000'000, request_line, pipe_tput, err) ||
+        !raw_pipelined(raw_server, opt.pipelined, 1'000'000, request_line, raw_tput, err) ||
+        !mcprt_pipelined(ex, *run.session, opt.pipelined, mcprt_tput, err))
+      return false;
     std::printf("\nstdio: pipelined, %zu calls issued without waiting\n", opt.pipelined);
     std::printf("  %-50s %10s\n", "", "calls/s");
     std::printf("  %-50s %10.0f\n", "raw pipe (echo child)", pipe_tput);
@@ -615,7 +625,9 @@ bool bench_stdio(const Options& opt, json& out, std::string& err) {
          {"mcprt", to_json(mcprt_stats)},
          {"ratio_mcprt_pipe", ratio_json(mcprt_stats, pipe_stats)},
          {"ratio_mcprt_raw_demo", ratio_json(mcprt_stats, raw_stats)},
-         {"cpu_per_call_us", {{"mcprt", mcprt_cpu}, {"raw_demo", raw_cpu}, {"pipe", pipe_cpu}}},
+         {"cpu_per_call_us",
+          {{"mcprt", mc.cpu_per_call()}, {"raw_demo", raw.cpu_per_call()},
+           {"pipe", pipe.cpu_per_call()}}},
          {"pipelined", pipelined}};
   return true;
 }
@@ -670,60 +682,59 @@ bool start_http_server(RawChild& child, const Options& opt, std::string& url, in
   return false;
 }
 
-// A plain httplib::Client POST loop: initialize, notifications/initialized, then
-// tools/call echo, warm-up + N timed calls. Only the tools/call POSTs are timed.
-bool httplib_loop(int port, const std::string& path, bool keep_alive, const Options& opt,
-                  Stats& stats, double& cpu_per_call, std::string& err) {
-  const std::string who = keep_alive ? "keep-alive baseline" : "new-connection baseline";
-  httplib::Client cli("127.0.0.1", port);
-  cli.set_keep_alive(keep_alive);
-  // Without TCP_NODELAY httplib's separate header and body writes can meet Nagle + delayed
-  // ACK; the baseline is the best a plain client does.
-  cli.set_tcp_nodelay(true);
-  httplib::Headers h{{"Accept", "application/json, text/event-stream"}};
-  auto res = cli.Post(path.c_str(), h, initialize_request(), "application/json");
-  if (!res || res->status != 200) {
-    err = who + ": initialize failed (" +
-          (res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error())) + ")";
-    return false;
+// A plain httplib::Client session: initialize and notifications/initialized by hand, then
+// one tools/call echo POST per call().
+struct HttplibSession {
+  HttplibSession(int port, std::string path, bool keep_alive)
+      : cli("127.0.0.1", port), path(std::move(path)), keep_alive(keep_alive) {
+    cli.set_keep_alive(keep_alive);
+    // Without TCP_NODELAY httplib's separate header and body writes can meet Nagle +
+    // delayed ACK; the baseline is the best a plain client does.
+    cli.set_tcp_nodelay(true);
   }
-  if (res->has_header("Mcp-Session-Id"))
-    h.emplace("Mcp-Session-Id", res->get_header_value("Mcp-Session-Id"));
-  h.emplace("MCP-Protocol-Version", kProtocolVersion);
-  res = cli.Post(path.c_str(), h, initialized_notification(), "application/json");
-  if (!res || res->status / 100 != 2) {
-    err = who + ": notifications/initialized was refused";
-    return false;
+  ~HttplibSession() { cli.Delete(path.c_str(), headers); }
+
+  std::string who() const { return keep_alive ? "keep-alive baseline" : "new-connection baseline"; }
+
+  bool open(std::string& err) {
+    headers = {{"Accept", "application/json, text/event-stream"}};
+    auto res = cli.Post(path.c_str(), headers, initialize_request(), "application/json");
+    if (!res || res->status != 200) {
+      err = who() + ": initialize failed (" +
+            (res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error())) + ")";
+      return false;
+    }
+    if (res->has_header("Mcp-Session-Id"))
+      headers.emplace("Mcp-Session-Id", res->get_header_value("Mcp-Session-Id"));
+    headers.emplace("MCP-Protocol-Version", kProtocolVersion);
+    res = cli.Post(path.c_str(), headers, initialized_notification(), "application/json");
+    if (!res || res->status / 100 != 2) {
+      err = who() + ": notifications/initialized was refused";
+      return false;
+    }
+    return true;
   }
-  std::uint64_t id = 1;
-  auto post = [&] {
-    auto body = request_line(id++);
+
+  bool call(std::string& err) {
+    auto body = request_line(next_id++);
     body.pop_back();
-    auto r = cli.Post(path.c_str(), h, body, "application/json");
+    auto r = cli.Post(path.c_str(), headers, body, "application/json");
     if (!r || r->status != 200 || r->body.find("\"result\"") == std::string::npos) {
-      err = who + ": tools/call failed (" +
+      err = "tools/call failed (" +
             (r ? "HTTP " + std::to_string(r->status) + ": " + r->body.substr(0, 200)
                : httplib::to_string(r.error())) +
             ")";
       return false;
     }
     return true;
-  };
-  for (std::size_t i = 0; i < opt.warmup; ++i)
-    if (!post()) return false;
-  std::vector<double> samples;
-  samples.reserve(opt.calls);
-  const double cpu0 = cpu_us();
-  for (std::size_t i = 0; i < opt.calls; ++i) {
-    const auto t0 = Clock::now();
-    if (!post()) return false;
-    samples.push_back(elapsed_us(t0, Clock::now()));
   }
-  cpu_per_call = (cpu_us() - cpu0) / static_cast<double>(std::max<std::size_t>(opt.calls, 1));
-  stats = summarize(samples);
-  cli.Delete(path.c_str(), h);
-  return true;
-}
+
+  httplib::Client cli;
+  std::string path;
+  bool keep_alive;
+  httplib::Headers headers;
+  std::uint64_t next_id = 1;
+};
 
 bool bench_http(const Options& opt, json& out, std::string& err) {
   RawChild server;
@@ -742,48 +753,49 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
   const std::string path = url.substr(url.find('/', url.find("//") + 2));
 
   std::printf("\nhttp: tools/call echo over Streamable HTTP (%s), one call at a time, %zu calls "
-              "(+%zu warm-up)\n",
-              url.c_str(), opt.calls, opt.warmup);
-  print_header();
+              "(+%zu warm-up), interleaved in blocks of %zu\n",
+              url.c_str(), opt.calls, opt.warmup, kBlock);
 
-  // 1. Baselines: the same POSTs from a plain httplib::Client, keep-alive (the brief's
-  // baseline) and a new connection per call (what NativeHttpClient does today).
-  Stats base_stats, fresh_stats;
-  double base_cpu = 0, fresh_cpu = 0;
-  if (!httplib_loop(port, path, true, opt, base_stats, base_cpu, err)) return false;
-  print_row("baseline: httplib::Client keep-alive POST loop", base_stats);
-  if (!httplib_loop(port, path, false, opt, fresh_stats, fresh_cpu, err)) return false;
-  print_row("httplib::Client, new connection per POST", fresh_stats);
+  // Baselines: the same POSTs from a plain httplib::Client, keep-alive (the baseline) and
+  // a new connection per call (what NativeHttpClient does today).
+  HttplibSession keep(port, path, true), fresh(port, path, false);
+  if (!keep.open(err) || !fresh.open(err)) return false;
 
-  // 2. mcprt.
-  Stats mcprt_stats;
-  double mcprt_cpu = 0;
-  {
-    mcprt::native::NativeExecutor ex;
-    mcprt::native::NativeHttpClient http(ex);
-    mcprt::HttpTransportOptions to;
-    to.url = url;
-    to.server_name = "demo-http";
-    to.mode = mcprt::HttpTransportMode::streamable;
-    auto t = mcprt::make_http_transport(ex, http, to);
-    if (!t.ok()) {
-      err = t.error().describe();
-      return false;
-    }
-    SessionRun run;
-    if (!connect_session(ex, std::move(t).value(), "demo-http", run, err)) return false;
-    std::vector<double> samples;
-    bool ok = mcprt_sequential(ex, *run.session, opt, samples, mcprt_cpu, err);
-    close_session(ex, run);
-    if (!ok) return false;
-    mcprt_stats = summarize(samples);
+  mcprt::native::NativeExecutor ex;
+  mcprt::native::NativeHttpClient http(ex);
+  mcprt::HttpTransportOptions to;
+  to.url = url;
+  to.server_name = "demo-http";
+  to.mode = mcprt::HttpTransportMode::streamable;
+  auto t = mcprt::make_http_transport(ex, http, to);
+  if (!t.ok()) {
+    err = t.error().describe();
+    return false;
   }
+  SessionRun run;
+  struct Closer {
+    mcprt::native::NativeExecutor& ex;
+    SessionRun& run;
+    ~Closer() { close_session(ex, run); }
+  } closer{ex, run};
+  if (!connect_session(ex, std::move(t).value(), "demo-http", run, err)) return false;
+
+  Runner base{"httplib keep-alive", [&](std::string& e) { return keep.call(e); }, {}, 0};
+  Runner fr{"httplib new connection", [&](std::string& e) { return fresh.call(e); }, {}, 0};
+  Runner mc{"mcprt", [&](std::string& e) { return call_once(ex, *run.session, e); }, {}, 0};
+  if (!measure_interleaved({&base, &fr, &mc}, opt, err)) return false;
+  const Stats base_stats = summarize(base.samples), fresh_stats = summarize(fr.samples),
+              mcprt_stats = summarize(mc.samples);
+
+  print_header();
+  print_row("baseline: httplib::Client keep-alive POST loop", base_stats);
+  print_row("httplib::Client, new connection per POST", fresh_stats);
   print_row("mcprt ClientSession + NativeHttpClient", mcprt_stats);
   print_ratio("ratio mcprt / httplib keep-alive loop", mcprt_stats, base_stats);
   print_ratio("ratio mcprt / httplib new connection per POST", mcprt_stats, fresh_stats);
   std::printf("  client CPU (user+sys) per call: mcprt %.1f µs, httplib keep-alive %.1f µs, "
               "httplib new connection %.1f µs\n",
-              mcprt_cpu, base_cpu, fresh_cpu);
+              mc.cpu_per_call(), base.cpu_per_call(), fr.cpu_per_call());
   if (base_stats.p50 > 10000) {
     // A keep-alive round trip of tens of ms on loopback is a TCP stall, not work.
     std::printf("  note: keep-alive p50 over 10 ms = Nagle/delayed-ACK stalls on the reused\n"
@@ -798,7 +810,9 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
          {"ratio_mcprt_baseline", ratio_json(mcprt_stats, base_stats)},
          {"ratio_mcprt_new_connection", ratio_json(mcprt_stats, fresh_stats)},
          {"cpu_per_call_us",
-          {{"mcprt", mcprt_cpu}, {"baseline_httplib", base_cpu}, {"httplib_new_connection", fresh_cpu}}}};
+          {{"mcprt", mc.cpu_per_call()},
+           {"baseline_httplib", base.cpu_per_call()},
+           {"httplib_new_connection", fr.cpu_per_call()}}}};
   return true;
 }
 
