@@ -177,6 +177,9 @@ HttpFrontEnd::HttpFrontEnd(HttpFrontOptions options)
   svr.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   svr.set_payload_max_length(kMaxBodyBytes);
   svr.set_keep_alive_timeout(2);  // bounds how long stop() waits for idle connections
+  // Replies go out as several small writes (chunked provider): without TCP_NODELAY a
+  // reused connection stalls ~40 ms per call on Nagle + delayed ACK.
+  svr.set_tcp_nodelay(true);
   // Applied to every response, errors and unknown paths included, so a browser can read
   // whatever went wrong.
   svr.set_default_headers({
