@@ -229,15 +229,26 @@ int HttpFrontEnd::bind(std::string& error) {
   return port_;
 }
 
-bool HttpFrontEnd::run() { return port_ >= 0 && http_->listen_after_bind(); }
+bool HttpFrontEnd::run() {
+  run_state_ = 1;
+  const bool ok = !stop_requested_ && port_ >= 0 && http_->listen_after_bind();
+  run_state_ = 2;
+  return ok || stop_requested_;
+}
 
 void HttpFrontEnd::stop() {
+  stop_requested_ = true;
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;
   }
   data_cv_.notify_all();
   timer_cv_.notify_all();
+  // httplib's stop() is a no-op until listen_after_bind() marked the server running, so
+  // wait for that while run() is on its way there (a short window after start-up).
+  while (run_state_ == 1 && !http_->is_running()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   http_->stop();
 }
 

@@ -30,6 +30,7 @@
 // An SSE or delayed JSON answer is a chunked content provider that waits on a condition
 // variable for its messages, writing outside the lock.
 
+#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -108,6 +109,10 @@ class HttpFrontEnd {
   std::map<std::string, std::unique_ptr<Session>> sessions_;
   bool stopping_ = false;
   std::thread timer_thread_;
+  // stop() may come before run() reached httplib's accept loop, where httplib's own stop()
+  // would do nothing; these two let stop() and run() see each other.
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<int> run_state_{0};  // 0 not started, 1 in run(), 2 returned
 };
 
 }  // namespace mcprt::demo
