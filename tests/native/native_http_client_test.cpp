@@ -48,8 +48,16 @@ std::size_t thread_count_of_self() {
 }
 
 // Records one request's callbacks and checks the seam's rules as they happen: every
-// callback on the loop (test) thread, head before body, nothing after complete.
+// callback on the loop (test) thread, head before body, nothing after complete. Every
+// test that uses one checks these rules (in the destructor).
 struct Recorder {
+  Recorder() = default;
+  Recorder(const Recorder&) = delete;
+  Recorder& operator=(const Recorder&) = delete;
+  ~Recorder() {
+    for (const std::string& v : violations) ADD_FAILURE() << "HttpClient contract: " << v;
+  }
+
   std::thread::id loop_thread = std::this_thread::get_id();
   std::optional<HttpResponseHead> head;
   std::string body;
@@ -787,15 +795,13 @@ class NativeHttpsTest : public ::testing::Test {
     server_->start();
   }
 
-  Recorder fetch(NativeHttpClientOptions options) {
+  void fetch(NativeHttpClientOptions options, Recorder& rec) {
     NativeHttpClient client(ex_, std::move(options));
-    Recorder rec;
     HttpRequest r;
     r.url = server_->url("/json");
     auto handle = client.send(r, rec.make());
     EXPECT_TRUE(handle.ok()) << handle.error();
     EXPECT_TRUE(pump_until(ex_, [&] { return rec.done.has_value(); }));
-    return rec;
   }
 
   NativeExecutor ex_;
@@ -803,7 +809,8 @@ class NativeHttpsTest : public ::testing::Test {
 };
 
 TEST_F(NativeHttpsTest, CertificateFromAnUnknownCaIsRejected) {
-  Recorder rec = fetch({});  // the system store does not know the test CA
+  Recorder rec;
+  fetch({}, rec);  // the system store does not know the test CA
   ASSERT_TRUE(rec.done.has_value());
   ASSERT_FALSE(rec.done->ok());
   EXPECT_EQ(rec.done->error().code, ErrorCode::transport) << rec.done->error();
@@ -815,7 +822,8 @@ TEST_F(NativeHttpsTest, CertificateFromAnUnknownCaIsRejected) {
 TEST_F(NativeHttpsTest, CertificateFromATrustedCaIsAccepted) {
   NativeHttpClientOptions options;
   options.ca_cert_file = tls_fixture("ca.pem");
-  Recorder rec = fetch(options);
+  Recorder rec;
+  fetch(options, rec);
   ASSERT_TRUE(rec.done.has_value());
   ASSERT_TRUE(rec.done->ok()) << rec.done->error();
   EXPECT_EQ(rec.head->status, 200);
