@@ -62,6 +62,10 @@ int main(int argc, char** argv) {
   options.url = url;
   options.server_name = "conformance";
   options.logger = &logger;
+  // The sse-retry scenario server takes ANY GET as the resume of the tools/call stream it
+  // cut; a standalone GET stream opened concurrently would race with the real resume.
+  // The scenario tests POST-stream resumption, so run it with POST streams only.
+  options.open_get_stream = scenario != "sse-retry";
   auto transport = make_http_transport(executor, http, options);
   if (!transport.ok()) {
     std::fprintf(stderr, "mcprt-conformance: %s\n", transport.error().message.c_str());

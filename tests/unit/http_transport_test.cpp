@@ -352,6 +352,24 @@ TEST_F(HttpTransportTest, Streamable_OpensTheGetStreamOnlyAfterInitializedWasAcc
   EXPECT_EQ(received[1], changed);
 }
 
+TEST_F(HttpTransportTest, Streamable_OpensNoGetStreamWhenTheOptionIsOff) {
+  auto o = options();
+  o.open_get_stream = false;
+  open(o);
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  ex.advance(Millis(60000));
+  EXPECT_EQ(http.pending(), 0u);  // no GET, now or later
+  EXPECT_TRUE(closes.empty());
+}
+
 TEST_F(HttpTransportTest, Streamable_StopsTryingTheGetStreamAfter405) {
   open(options());
   ASSERT_NO_FATAL_FAILURE(handshake());  // answers the GET with 405

@@ -113,6 +113,9 @@ struct HttpTransportOptions {
   int max_resume_attempts = 5;           // reconnects in a row that bring no new event
   std::int64_t close_timeout_ms = 2000;  // bound on the DELETE sent by close()
   int max_redirects = 5;                 // GET redirect hops
+  // Open the optional standalone GET stream after initialize (server-initiated messages
+  // outside any request). False = answers arrive on POST streams (and their resumes) only.
+  bool open_get_stream = true;
 };
 
 // Creates the transport. Fails (and nothing starts) only when `url` is not an absolute

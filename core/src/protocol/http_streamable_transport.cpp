@@ -368,7 +368,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     if (post->is_initialized) {
       if (post->internal) {
         complete_reinitialize();
-      } else {
+      } else if (conn_->options().open_get_stream) {
         open_get_stream();
       }
     }
