@@ -3,7 +3,10 @@
 // order for hosts that want "just make it work" (the CLI, examples, integration tests).
 //
 //   auto platform = mcprt::native::make_platform();          // logger level from MCPRT_LOG_LEVEL
-//   ConnectServices services{&platform->executor, &platform->processes, &platform->logger};
+//   ConnectServices services;
+//   services.executor = &platform->executor;
+//   services.process_launcher = &platform->processes;
+//   services.logger = &platform->logger;   // http_client: a NativeHttpClient next to it
 //   ... start work ...
 //   platform->executor.run_until([&] { return done; }, Millis(30000));
 //
