@@ -11,27 +11,15 @@
 #include <vector>
 
 #include "mcprt/testing/fake_server.hpp"
+#include "mcprt/testing/capturing_logger.hpp"
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt {
 namespace {
 
 using testing::FakeServer;
+using testing::CapturingLogger;
 using testing::ManualExecutor;
-
-class CapturingLogger final : public Logger {
- public:
-  void log(LogLevel level, std::string_view message) override {
-    lines.push_back({level, std::string(message)});
-  }
-  bool has(LogLevel level, const std::string& part) const {
-    for (const auto& [l, m] : lines) {
-      if (l == level && m.find(part) != std::string::npos) return true;
-    }
-    return false;
-  }
-  std::vector<std::pair<LogLevel, std::string>> lines;
-};
 
 // Everything a request's callback received.
 struct Outcome {
