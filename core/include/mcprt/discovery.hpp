@@ -1,0 +1,142 @@
+#pragma once
+// Discovery (SPEC §2): capability-source providers → parse → substitute ${…} → filter
+// (project level, enabled, disabledServers/enabledServers, claim filters such as Exa) →
+// validate per entry → dedup by name and by endpoint. Plus the connect-time substitution
+// (`!command` and env-name values) that runs just before a connection.
+//
+//   DiscoveryContext ctx{.cwd = "/repo", .home = "/home/u", .fs = &files, .env = getenv_fn};
+//   DiscoveryResult r = discover_servers(ctx, DiscoveryOptions{});
+//   for (auto& cfg : r.configs) ...      // valid, enabled, deduplicated, sorted by name
+//   for (auto& e : r.errors) log(e.describe());
+//
+// Nothing here throws. discover_servers is synchronous (it reads a few small files through
+// the FileSystem seam); resolve_connect_time is asynchronous (it may run shell commands).
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mcprt/config.hpp"
+#include "mcprt/platform/executor.hpp"
+#include "mcprt/platform/file_system.hpp"
+#include "mcprt/platform/logger.hpp"
+#include "mcprt/platform/shell_runner.hpp"
+#include "mcprt/result.hpp"
+
+namespace mcprt {
+
+using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
+
+// Where discovery looks. The platform fills it (native: the process environment and the
+// real file system); tests use an in-memory tree and a map.
+struct DiscoveryContext {
+  std::string cwd;              // project directory (absolute)
+  std::string home;             // user home; empty = no user-level files
+  std::string xdg_config_home;  // empty = <home>/.config
+  FileSystem* fs = nullptr;     // null = no file-based providers can read anything
+  EnvLookup env;                // ${VAR} lookups; null = nothing is set
+  // The host's app name: the native provider reads `.<app>/mcp.json` and
+  // `$XDG_CONFIG_HOME/<app>/mcp.json`, and shows `app_display_name`.
+  std::string app_name = "mcprt";
+  std::string app_display_name = "mcprt";
+};
+
+// One capability source (SPEC §2.1). Built-in providers read files; a host adds its own
+// (an in-memory map, a JS object in the browser) with make_programmatic_provider.
+class ConfigProvider {
+ public:
+  virtual ~ConfigProvider() = default;
+  virtual std::string id() const = 0;
+  virtual std::string display_name() const = 0;
+  virtual int priority() const = 0;  // higher wins a name
+  // Every file (or programmatic source) this provider reads, project level first. A file
+  // that does not exist contributes nothing; a file that does not parse contributes one
+  // error with line and column. Each ServerConfig carries its SourceInfo.
+  virtual std::vector<ParsedConfig> load(const DiscoveryContext& ctx) const = 0;
+};
+
+// The built-in native providers of SPEC §2.1, highest priority first: native (app name),
+// claude, gemini, codex, cursor, windsurf, vscode, mcp-json.
+std::vector<std::shared_ptr<const ConfigProvider>> builtin_providers();
+
+// A provider over an in-memory `{"mcpServers": {...}}` document (or the bare server map).
+std::shared_ptr<const ConfigProvider> make_programmatic_provider(
+    std::string id, std::string display_name, int priority, SourceInfo::Level level,
+    json document, std::string label = "");
+
+// A claim filter (SPEC §2.3, Exa generalised): looks at a server before dedup; may pull
+// API keys out of it and may drop it (the host then serves that capability natively).
+struct ClaimDecision {
+  bool claimed = false;   // this filter recognises the server
+  bool drop = false;      // remove it from the configs (it still claims its name)
+  std::vector<std::string> api_keys;
+};
+struct ClaimFilter {
+  std::string id;  // "exa"
+  std::function<ClaimDecision(const ServerConfig&)> inspect;
+};
+// The built-in Exa filter: name "exa" (any case), a url on mcp.exa.ai, or a stdio arg that
+// mentions it. Keys from `exaApiKey=` (url query or arg) and env.EXA_API_KEY. Dropped
+// unless it asks for tools beyond web_search_exa (`tools=` in url or args).
+ClaimFilter exa_claim_filter();
+
+struct DiscoveryOptions {
+  bool enable_project_config = true;  // false drops project-level entries before dedup
+  bool filter_exa = true;             // run exa_claim_filter()
+  std::vector<ClaimFilter> claim_filters;  // the host's own, run after Exa
+  bool stdio_available = true;        // false in the browser (stdio = validation error)
+  bool use_builtin_providers = true;
+  std::vector<std::string> removed_providers;  // built-in ids the host switches off
+  std::vector<std::shared_ptr<const ConfigProvider>> extra_providers;
+};
+
+// A server dropped because an earlier (higher-priority) entry has the same name or the
+// same endpoint (transport + command/args/env/cwd, or url/headers).
+struct ShadowedServer {
+  std::string name;
+  SourceInfo source;
+  std::string shadowed_by;  // the winning server's name
+  std::string reason;       // "same name" | "same endpoint"
+};
+
+struct DiscoveryResult {
+  std::vector<ServerConfig> configs;        // valid, enabled, deduplicated; sorted by name
+  std::map<std::string, SourceInfo> sources;  // every claimed name, also disabled/invalid
+  std::vector<ConfigError> errors;          // per file (line/column) and per server
+  std::vector<ConfigError> warnings;        // unset ${VAR}, unsupported ${input:…}, ...
+  std::vector<ShadowedServer> shadowed;
+  std::vector<std::string> disabled;        // names skipped as disabled (enabled:false, lists)
+  std::vector<std::string> exa_api_keys;    // keys extracted by claim filters, deduplicated
+};
+
+DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOptions& options = {});
+
+// ${VAR}, ${VAR:-default}, ${env:VAR} in every string field (command, args, env, cwd, url,
+// headers). An unset variable without default keeps the literal text and adds a warning
+// naming the server and the variable. `raw` stays untouched (cache keys stay stable).
+ServerConfig substitute_variables(ServerConfig config, const EnvLookup& env,
+                                  std::vector<ConfigError>* warnings);
+
+// Connect-time resolution (SPEC §2.4), on a copy used only to connect: env values (unless
+// envPolicy literal) and header values (unless origin-locked) that start with `!` run as
+// shell commands (10 s timeout; trimmed stdout; failure/timeout/empty drops the key;
+// results cached per process; identical concurrent commands run once); a value that is
+// exactly the name of a set environment variable becomes its value. Without a shell
+// runner, `!` values are dropped with a warning.
+class ConnectTimeResolver {
+ public:
+  ConnectTimeResolver(Executor& executor, ShellRunner* shell, EnvLookup env, Logger* logger);
+  ~ConnectTimeResolver();
+  // `done` (async contract) gets the resolved copy. Never fails: problems are warnings.
+  void resolve(ServerConfig config, std::function<void(ServerConfig)> done);
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace mcprt

@@ -1,0 +1,158 @@
+#pragma once
+// The manager (SPEC §5): every server's connection, its tools and its state.
+//
+//   McpManager manager(services, options);
+//   manager.connect_servers(discovery.configs, [&](GateResult r) {
+//     // after at most startup_gate (250 ms) — or earlier when every server settled —
+//     // r.tools has live tools, deferred tools from the cache for servers still
+//     // connecting, and r.errors the per-server failures. Servers still pending keep
+//     // loading in the background and announce their tools through on_tools_changed.
+//   });
+//
+// Single-threaded on services.executor; callbacks follow the async contract. Destroying
+// the manager disconnects every server: no process, socket or timer outlives it, and no
+// callback runs afterwards.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "mcprt/auth.hpp"
+#include "mcprt/client.hpp"
+#include "mcprt/config.hpp"
+#include "mcprt/discovery.hpp"
+#include "mcprt/platform/byte_stream.hpp"
+#include "mcprt/platform/executor.hpp"
+#include "mcprt/platform/http_client.hpp"
+#include "mcprt/platform/key_value_store.hpp"
+#include "mcprt/platform/logger.hpp"
+#include "mcprt/platform/shell_runner.hpp"
+#include "mcprt/tool_cache.hpp"
+#include "mcprt/tools.hpp"
+
+namespace mcprt {
+
+// What the platform supplies. Only `executor` is required; a null member is a capability
+// the platform lacks (the web build has no process launcher or shell runner).
+struct ManagerServices {
+  Executor* executor = nullptr;
+  ProcessLauncher* process_launcher = nullptr;
+  HttpClient* http_client = nullptr;
+  AuthStorage* auth_storage = nullptr;
+  ShellRunner* shell_runner = nullptr;
+  KeyValueStore* cache_store = nullptr;  // null disables the tool cache
+  Logger* logger = nullptr;
+  EnvLookup env;                          // connect-time env-name substitution
+  WallClock wall_clock;                   // cache ages; null = the system clock is unknown → no cache
+};
+
+struct ManagerOptions {
+  ClientInfo client_info;
+  std::string cwd;                        // child cwd default and roots/list answer
+  Millis startup_gate{250};
+  bool wait_for_uncached = true;          // false: the gate never waits; late tools arrive via on_tools_changed
+  Millis default_timeout{30000};          // servers without `timeout` (connect + list)
+  Millis default_tool_timeout{0};         // servers without `toolTimeout`; 0 = none
+  Millis health_interval{0};              // ping health check; 0 = off
+  Millis list_changed_debounce{100};      // coalesces bursts of tools/list_changed
+  int breaker_max_closes = 5;             // closes within breaker_window open the circuit
+  Millis breaker_window{30000};
+  ToolBuildOptions tools;
+};
+
+enum class ConnectionStatus { connected, connecting, disconnected };
+const char* to_string(ConnectionStatus status);
+
+enum class ServerPhase {
+  connecting,    // first connect or tools/list in flight
+  connected,
+  reconnecting,  // lost; a retry is scheduled or running
+  disconnected,  // closed on purpose, or reconnect off / circuit open
+  failed,        // the last attempt failed and no retry is scheduled
+};
+const char* to_string(ServerPhase phase);
+
+struct ServerState {
+  std::string name;
+  ServerPhase phase = ServerPhase::disconnected;
+  ConnectionStatus status = ConnectionStatus::disconnected;
+  std::optional<Error> last_error;
+  int attempts = 0;              // connect attempts in the current outage
+  TimePoint since{};             // when the phase began (executor clock)
+  std::string stderr_tail;       // stdio servers: the end of stderr at the last failure
+  std::size_t tool_count = 0;
+  bool tools_from_cache = false;  // the server's tools are deferred tools from the cache
+  bool circuit_open = false;
+  SourceInfo source;
+  std::string config_hash;
+};
+
+struct StatusEvent {
+  std::string server;
+  ServerPhase phase = ServerPhase::connecting;
+  std::optional<Error> error;
+  SourceInfo source;
+  std::size_t tool_count = 0;
+};
+
+struct GateResult {
+  std::vector<std::shared_ptr<McpTool>> tools;  // the manager's whole tool set at the gate
+  std::map<std::string, Error> errors;          // servers that failed before the gate
+  std::vector<std::string> connected;           // settled and connected
+  std::vector<std::string> deferred;            // still connecting, served from the cache
+  std::vector<std::string> pending;             // still connecting, no cache (wait_for_uncached=false)
+};
+
+class McpManager {
+ public:
+  McpManager(ManagerServices services, ManagerOptions options);
+  ~McpManager();
+  McpManager(const McpManager&) = delete;
+  McpManager& operator=(const McpManager&) = delete;
+
+  // The per-server pipeline (§5.2) for every config in parallel, then the gate (§5.4).
+  // Servers already connected or pending are skipped (their state is reported as is).
+  // Configs are expected to be validated; an invalid one is a per-server error.
+  void connect_servers(std::vector<ServerConfig> configs, std::function<void(GateResult)> done);
+
+  ConnectionStatus connection_status(const std::string& name) const;
+  std::optional<ServerState> server_state(const std::string& name) const;
+  std::vector<ServerState> server_states() const;  // sorted by name
+  std::map<std::string, SourceInfo> sources() const;
+
+  // Always sorted by name.
+  const std::vector<std::shared_ptr<McpTool>>& tools() const;
+  std::shared_ptr<McpTool> find_tool(const std::string& name) const;
+  // The live session, or null.
+  std::shared_ptr<ClientSession> connection(const std::string& name) const;
+
+  // Completes once `name` is connected, or fails: unknown server, timeout (the server's
+  // timeout), circuit open, disconnected on purpose. A disconnected server with reconnect
+  // enabled is reconnected.
+  void wait_for_connection(const std::string& name, AbortSignal signal, std::function<void(Status)> done);
+  // Closes and reconnects one server now; resets its circuit breaker.
+  void reconnect_server(const std::string& name, std::function<void(Status)> done);
+  // §5.6. `done` fires once every transport closed (each failure isolated).
+  void disconnect_server(const std::string& name, std::function<void()> done = nullptr);
+  void disconnect_all(std::function<void()> done = nullptr);
+
+  // Listeners; the returned id removes them. Tools-changed fires after any change of
+  // tools() (a late server, list_changed, a reconnect, a disconnect).
+  std::uint64_t on_tools_changed(std::function<void()> listener);
+  std::uint64_t on_status(std::function<void(const StatusEvent&)> listener);
+  void remove_listener(std::uint64_t id);
+
+  // The McpToolHost the manager's tools call through (also for child sessions).
+  std::shared_ptr<McpToolHost> tool_host() const;
+  Executor& executor() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace mcprt

@@ -1,0 +1,146 @@
+#pragma once
+// The tool bridge (SPEC §6): MCP tool definitions → agent tools named `mcp_<server>_<tool>`.
+//
+//   McpToolSet set = build_mcp_tools(executor, {{"fs", fs_cfg, fs_source, defs, false}},
+//                                    host, ToolBuildOptions{});
+//   set.tools[0]->call(args, {.signal = s, .on_progress = p}, [](Result<ToolResult> r) {
+//     if (!r) { /* only ErrorCode::aborted: abort stays abort */ }
+//     else use(r->text, r->is_error);   // transport/timeout/JSON-RPC errors arrive here as
+//   });                                 // is_error results whose text is "MCP error: …"
+//
+// An McpTool calls through the McpToolHost (the manager) it was built with; it holds the
+// host weakly, so a tool that outlives its manager answers "MCP error: … not connected".
+// A deferred tool (built from the tool cache while its server is still connecting) first
+// waits for the server's connection, then calls.
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mcprt/abort.hpp"
+#include "mcprt/client.hpp"
+#include "mcprt/config.hpp"
+#include "mcprt/platform/executor.hpp"
+#include "mcprt/result.hpp"
+#include "mcprt/tool_names.hpp"
+
+namespace mcprt {
+
+inline constexpr std::size_t kDefaultMaxResultBytes = 1024 * 1024;
+
+struct ToolResult {
+  json content = json::array();  // the MCP content blocks, unchanged
+  json structured_content;       // null when the server sent none
+  bool is_error = false;
+  std::string text;              // the rendering for the model (see render_tool_result)
+  bool truncated = false;        // text was cut at max_result_bytes
+};
+
+struct ToolCallOptions {
+  AbortSignal signal;
+  std::function<void(const json& progress_params)> on_progress;  // sets progressToken
+};
+
+// Success carries every tool outcome, failures included (is_error). The only Error is
+// ErrorCode::aborted, when the caller's signal aborted the call.
+using ToolDone = std::function<void(Result<ToolResult>)>;
+
+// What an agent sees: host tools and MCP tools share this interface in the session's
+// registry. call() follows the async contract.
+class Tool {
+ public:
+  virtual ~Tool() = default;
+  virtual const std::string& name() const = 0;
+  virtual const std::string& description() const = 0;
+  virtual const json& input_schema() const = 0;
+  virtual void call(json arguments, ToolCallOptions options, ToolDone done) = 0;
+};
+using ToolPtr = std::shared_ptr<Tool>;
+
+// What tools need from the manager.
+class McpToolHost {
+ public:
+  virtual ~McpToolHost() = default;
+  // tools/call on the server's live connection, under the server's toolTimeout. Fails
+  // (async) with not_connected when the server has no live connection.
+  virtual void call_tool(const std::string& server, const std::string& raw_tool, json arguments,
+                         CallOptions options, std::function<void(Result<json>)> done) = 0;
+  // Completes once the server is connected or the wait fails (bounded by the server's
+  // timeout; a disconnected server is reconnected). `signal` abandons the wait (aborted).
+  virtual void wait_for_connection(const std::string& server, AbortSignal signal,
+                                   std::function<void(Status)> done) = 0;
+};
+
+struct McpToolInfo {
+  std::string name;         // mcp_<server>_<tool>, unique in its set
+  std::string raw_name;     // the server's own tool name
+  std::string server;
+  std::string description;
+  json input_schema;        // passed through unchanged ({"type":"object"} when absent)
+  std::string label;        // <server>/<tool>
+  std::string path;         // "mcp:<server> via <provider display name>", or "mcp:<server>"
+  bool deferred = false;    // built from the cache; waits for the connection first
+  json definition;          // the raw definition as listed
+};
+
+struct ToolBuildOptions {
+  std::size_t max_tool_name_length = kDefaultMaxToolNameLength;
+  std::size_t max_result_bytes = kDefaultMaxResultBytes;
+};
+
+class McpTool : public Tool {
+ public:
+  McpTool(Executor& executor, McpToolInfo info, std::weak_ptr<McpToolHost> host,
+          std::size_t max_result_bytes);
+  const std::string& name() const override { return info_.name; }
+  const std::string& description() const override { return info_.description; }
+  const json& input_schema() const override { return info_.input_schema; }
+  const McpToolInfo& info() const { return info_; }
+  void call(json arguments, ToolCallOptions options, ToolDone done) override;
+
+ protected:
+  void call_now(json arguments, ToolCallOptions options, ToolDone done);
+  Executor& executor_;
+  McpToolInfo info_;
+  std::weak_ptr<McpToolHost> host_;
+  std::size_t max_result_bytes_;
+};
+
+class DeferredMcpTool final : public McpTool {
+ public:
+  using McpTool::McpTool;
+  void call(json arguments, ToolCallOptions options, ToolDone done) override;
+};
+
+// One server's slice of the tool set.
+struct ServerTools {
+  std::string server;
+  const ServerConfig* config = nullptr;  // includeTools / excludeTools; null = no filter
+  SourceInfo source;                      // provider display name for the path
+  std::vector<json> definitions;          // raw, as listed or cached
+  bool deferred = false;
+};
+
+// Names every tool across all servers (collisions resolved as tool_names.hpp says),
+// applies each server's include/exclude filters, and returns the tools sorted by name.
+std::vector<std::shared_ptr<McpTool>> build_mcp_tools(Executor& executor,
+                                                      const std::vector<ServerTools>& servers,
+                                                      std::weak_ptr<McpToolHost> host,
+                                                      const ToolBuildOptions& options = {});
+
+// includeTools / excludeTools (names or '*' globs; exclude wins; empty include = all).
+bool tool_passes_filters(const ServerConfig& config, std::string_view raw_tool);
+bool glob_match(std::string_view pattern, std::string_view text);
+
+// A CallToolResult → ToolResult: content and structuredContent kept; text joins text
+// blocks, notes images/audio, shows resources as `[Resource: <uri>]` plus embedded text,
+// resource links likewise; text over max_result_bytes is cut at a UTF-8 boundary with a
+// marker saying how much was dropped. A malformed result becomes an is_error result.
+ToolResult render_tool_result(const json& call_result, std::size_t max_result_bytes = kDefaultMaxResultBytes);
+// "MCP error: <message>", is_error.
+ToolResult mcp_error_result(const Error& error);
+
+}  // namespace mcprt
