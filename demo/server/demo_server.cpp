@@ -56,8 +56,8 @@ void log_line(std::string_view line) {
 
 void print_usage() {
   std::string text =
-      "usage: mcprt-demo-server [--http PORT [--host HOST]] [--verbose] [--quiet]\n"
-      "                         [--version] [--help]\n"
+      "usage: mcprt-demo-server [--http PORT [--host HOST]] [--startup-delay-ms N]\n"
+      "                         [--verbose] [--quiet] [--version] [--help]\n"
       "\n"
       "A demo MCP server speaking newline-delimited JSON-RPC on stdin/stdout.\n"
       "Tools: echo, add, now, word_count, slow_task, fail.\n"
@@ -66,6 +66,8 @@ void print_usage() {
       "               \"listening on http://...\"); stops on SIGINT/SIGTERM\n"
       "  --host HOST  loopback address to listen on (default 127.0.0.1; also ::1,\n"
       "               localhost); other addresses are refused\n"
+      "  --startup-delay-ms N\n"
+      "               answer initialize only after N ms (plays a slow-starting server)\n"
       "  --verbose    log every message received and sent (to stderr)\n"
       "  --quiet      log nothing\n";
   ssize_t ignored = ::write(STDOUT_FILENO, text.data(), text.size());
@@ -287,6 +289,18 @@ bool parse_port(std::string_view text, int& port) {
   return true;
 }
 
+bool parse_delay(std::string_view text, int& ms) {
+  if (text.empty() || text.size() > 6) return false;
+  int v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  if (v > 600000) return false;
+  ms = v;
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -295,6 +309,7 @@ int main(int argc, char** argv) {
   int http_port = -1;  // -1 = stdio
   std::string host = "127.0.0.1";
   bool host_given = false;
+  int startup_delay_ms = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--verbose" || arg == "-v") {
@@ -317,6 +332,12 @@ int main(int argc, char** argv) {
         log_line("--http: invalid port \"" + std::string(value) + "\" (expected 0..65535)");
         return 2;
       }
+    } else if (arg == "--startup-delay-ms") {
+      if (i + 1 >= argc || !parse_delay(argv[i + 1], startup_delay_ms)) {
+        log_line("--startup-delay-ms needs a number of milliseconds (0..600000)");
+        return 2;
+      }
+      ++i;
     } else if (arg == "--help" || arg == "-h") {
       print_usage();
       return 0;
@@ -344,6 +365,7 @@ int main(int argc, char** argv) {
     http.port = http_port;
     http.server.server_version = MCPRT_DEMO_VERSION;
     http.server.verbose = verbose && !quiet;
+    http.server.startup_delay = std::chrono::milliseconds(startup_delay_ms);
     if (!quiet) http.server.log = log_line;
     if (!quiet) log_line(std::string("mcprt-demo-server ") + MCPRT_DEMO_VERSION + " starting (HTTP)");
     return run_http(std::move(http));
@@ -355,6 +377,7 @@ int main(int argc, char** argv) {
   mcprt::demo::DemoServerOptions options;
   options.server_version = MCPRT_DEMO_VERSION;
   options.verbose = verbose && !quiet;
+  options.startup_delay = std::chrono::milliseconds(startup_delay_ms);
   if (!quiet) options.log = log_line;
   DemoServer server(timers, options);
   StdioLoop loop(server, timers);

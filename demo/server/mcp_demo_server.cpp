@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <ctime>
 #include <limits>
+#include <memory>
 #include <utility>
 
 namespace mcprt::demo {
@@ -319,8 +320,7 @@ void DemoServer::on_initialize(const json& id, const json& params, const Send& s
   initialized_ = false;
   log("initialize from " + (client_name_.empty() ? std::string("unnamed client") : client_name_) +
       ": asked " + wanted + ", agreed " + agreed);
-  reply(send, id,
-        json{{"protocolVersion", agreed},
+  json result{{"protocolVersion", agreed},
              {"capabilities", {{"tools", {{"listChanged", false}}}}},
              {"serverInfo",
               {{"name", options_.server_name},
@@ -328,7 +328,19 @@ void DemoServer::on_initialize(const json& id, const json& params, const Send& s
                {"version", options_.server_version}}},
              {"instructions",
               "A demo server for mcprt. Tools: echo, add, now, word_count, slow_task "
-              "(progress and cancellation), fail (always a tool error)."}});
+              "(progress and cancellation), fail (always a tool error)."}};
+  if (options_.startup_delay.count() <= 0) return reply(send, id, std::move(result));
+  // The Send must stay callable until the timer runs: cancel_all() drops the timer with
+  // the rest of the pending work.
+  auto timer = std::make_shared<Scheduler::TimerId>(0);
+  *timer = scheduler_.call_after(options_.startup_delay, [this, id, result, timer] {
+    auto it = delayed_initialize_.find(*timer);
+    if (it == delayed_initialize_.end()) return;
+    Send later = std::move(it->second);
+    delayed_initialize_.erase(it);
+    reply(later, id, result);
+  });
+  delayed_initialize_.emplace(*timer, send);
 }
 
 void DemoServer::on_tools_list(const json& id, const json& params, const Send& send) {
@@ -523,6 +535,8 @@ void DemoServer::cancel_request(const json& request_id, const std::string& reaso
 }
 
 void DemoServer::cancel_all() {
+  for (auto& [timer, send] : delayed_initialize_) scheduler_.cancel(timer);
+  delayed_initialize_.clear();
   for (auto& [task_id, task] : tasks_) {
     scheduler_.cancel(task.timer);
   }

@@ -6,6 +6,7 @@
 //
 // Implements:
 //  [x] initialize (version negotiation), notifications/initialized, ping
+//  [x] an optional startup delay before the initialize answer (slow-server tests)
 //  [x] tools/list (one page), tools/call: echo, add, now, word_count, slow_task, fail
 //  [x] notifications/progress for slow_task when the call has _meta.progressToken
 //  [x] notifications/cancelled (stops a running slow_task; no result is sent)
@@ -19,6 +20,7 @@
 // slow_task). The front end keeps each `send` callable until the request it belongs to
 // is answered, cancelled, or `cancel_all()` ran.
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -41,6 +43,10 @@ struct DemoServerOptions {
   std::function<void(std::string_view line)> log;
   // Log every message received and sent, not only lifecycle events and problems.
   bool verbose = false;
+  // Answer initialize only after this long (0 = at once): plays a slow-starting server
+  // for tests of the startup gate and the tool cache, and for startup benchmarks. Other
+  // requests are answered as usual meanwhile.
+  std::chrono::milliseconds startup_delay{0};
 };
 
 // Protocol versions this server speaks, newest first.
@@ -111,6 +117,7 @@ class DemoServer {
   std::string protocol_version_;
   std::string client_name_;
   std::map<std::uint64_t, Task> tasks_;
+  std::map<Scheduler::TimerId, Send> delayed_initialize_;  // --startup-delay-ms answers
   std::uint64_t next_task_id_ = 1;
 };
 
