@@ -15,6 +15,7 @@
 #include "mcprt/platform/executor.hpp"
 #include "mcprt/platform/http_client.hpp"
 #include "mcprt/platform/logger.hpp"
+#include "mcprt/transport.hpp"
 
 namespace mcprt {
 
@@ -26,6 +27,11 @@ struct ConnectServices {
   HttpClient* http_client = nullptr;
   AuthStorage* auth_storage = nullptr;  // bearer tokens for http/sse servers; may be null
   Logger* logger = nullptr;
+  // When set, used instead of the built-in stdio/http transports for every config (tests
+  // hand out MemoryTransports to FakeServers; hosts can run in-process servers). Called on
+  // the executor; an Error is reported like a failed spawn (the server name is prefixed
+  // when the message does not already carry it).
+  std::function<Result<std::unique_ptr<Transport>>(const ServerConfig&)> transport_factory;
 };
 
 struct ConnectOptions {

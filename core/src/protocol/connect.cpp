@@ -17,6 +17,21 @@ std::string server_prefix(const std::string& name) { return "Server \"" + name +
 Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
                                                   const ConnectServices& services,
                                                   const ConnectOptions& options) {
+  if (services.transport_factory) {
+    auto made = services.transport_factory(config);
+    if (made.ok() && !made.value()) {
+      return Error::make(ErrorCode::internal,
+                         server_prefix(config.name) + "the transport factory returned no transport");
+    }
+    if (!made.ok()) {
+      Error e = std::move(made).error();
+      if (e.message.rfind(server_prefix(config.name), 0) != 0) {
+        e.message = server_prefix(config.name) + e.message;
+      }
+      return e;
+    }
+    return made;
+  }
   switch (config.type) {
     case TransportType::stdio: {
       if (!services.process_launcher) {
