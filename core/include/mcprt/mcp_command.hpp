@@ -1,0 +1,80 @@
+#pragma once
+// The `/mcp` command controller (SPEC §8): platform-neutral, shared by the CLI REPL and the
+// demo page. One line in, one text answer out.
+//
+//   McpCommandController mcp(session, {.discover = [&] { return discover_servers(ctx, opts); },
+//                                      .fs = &files, .user_config_path = path});
+//   mcp.execute("/mcp list", [](std::string out) { print(out); });
+//
+// Subcommands:
+//   list                      servers, status, source, tool count (also bare `/mcp`)
+//   tools [server]            the MCP tools, optionally of one server
+//   reload                    disconnect_all → rediscover → connect → refresh_mcp_tools
+//   reconnect <name>          close and reconnect one server (resets its circuit breaker)
+//   enable <name>             rewrites the user file's enabledServers/disabledServers,
+//   disable <name>              then applies the change
+//   add <name> --url URL      adds a server to the user file, then connects it
+//   add <name> -- CMD [ARG…]
+//   remove <name>             removes a server from the user file, then disconnects it
+//   status <name>             state, error, attempts, source, stderr tail
+//   help                      usage
+// An unknown subcommand (or missing argument) answers with the usage text.
+//
+// "Applies the change" = rediscover, disconnect servers that are gone, connect_servers for
+// the rest (already connected servers are kept as they are).
+//
+// Threading: single-threaded on the registry's executor; `done` follows the async contract
+// (never inside execute(), exactly once). Destroying the controller while a command runs
+// drops that command's answer. The session, the file system and the manager must outlive
+// the controller.
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "mcprt/discovery.hpp"
+#include "mcprt/platform/file_system.hpp"
+#include "mcprt/session.hpp"
+
+namespace mcprt {
+
+struct McpCommandOptions {
+  // Rediscovers the servers (reload, and after enable/disable/add/remove). Null = the
+  // commands that need it answer that rediscovery is unavailable.
+  std::function<DiscoveryResult()> discover;
+  // Where enable/disable/add/remove write. Null fs or empty path = those are unavailable.
+  FileSystem* fs = nullptr;
+  std::string user_config_path;  // the native user file (native_user_config_path)
+};
+
+class McpCommandController {
+ public:
+  // `initial` is the discovery the session was loaded from (for disabled/invalid servers).
+  McpCommandController(McpSession& session, McpCommandOptions options,
+                       DiscoveryResult initial = {});
+  ~McpCommandController();
+  McpCommandController(const McpCommandController&) = delete;
+  McpCommandController& operator=(const McpCommandController&) = delete;
+
+  // `line` is "/mcp <subcommand> …" (the leading "/mcp" may be omitted).
+  void execute(const std::string& line, std::function<void(std::string output)> done);
+
+  const DiscoveryResult& last_discovery() const;
+  static std::string usage();
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+// `$XDG_CONFIG_HOME/<app>/mcp.json` (else `<home>/.config/<app>/mcp.json`): the native user
+// file that `/mcp enable|disable|add|remove` edit. Empty when neither is known.
+std::string native_user_config_path(const DiscoveryContext& ctx);
+
+// Splits a command line into words: whitespace separates, '…' and "…" group (backslash
+// escapes inside "…" and outside quotes). An unterminated quote runs to the end.
+std::vector<std::string> split_command_line(std::string_view line);
+
+}  // namespace mcprt

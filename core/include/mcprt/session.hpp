@@ -1,0 +1,155 @@
+#pragma once
+// Session integration (SPEC §8): the agent's tool registry and what keeps its MCP part
+// current.
+//
+//   ToolRegistry registry(executor);
+//   registry.add_tool(my_read_file_tool);              // the host's own tools
+//   McpSession session(registry, logger);
+//   session.bind(load_result.manager);                 // refresh now + on every tools-changed
+//   registry.call("mcp_fs_read", args, {}, done);      // host and MCP tools alike
+//
+//   auto child = session.make_child(child_registry);   // a subagent: proxy tools over the
+//                                                      // parent's connections
+//
+// Ownership, not names: the registry remembers which entries came from MCP, so a host
+// tool that happens to be called `mcp_x` is never removed by refresh_mcp_tools. When a
+// host tool and an MCP tool have the same name the host tool wins (the MCP tool is left
+// out and reported by mcp_conflicts()).
+//
+// Threading: single-threaded on the executor given to the registry. Callbacks follow the
+// async contract (executor.hpp). Changed listeners run synchronously inside the call that
+// changed the set (add_tool, remove_tool, refresh_mcp_tools), after the change.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mcprt/abort.hpp"
+#include "mcprt/manager.hpp"
+#include "mcprt/platform/executor.hpp"
+#include "mcprt/platform/logger.hpp"
+#include "mcprt/result.hpp"
+#include "mcprt/tools.hpp"
+
+namespace mcprt {
+
+class ToolRegistry {
+ public:
+  explicit ToolRegistry(Executor& executor);
+  ToolRegistry(const ToolRegistry&) = delete;
+  ToolRegistry& operator=(const ToolRegistry&) = delete;
+
+  // A host tool. Fails (invalid_argument) on an empty name or when a host tool of that
+  // name exists; shadows an MCP tool of the same name.
+  Status add_tool(ToolPtr tool);
+  // Removes a host tool; MCP tools are only changed through refresh_mcp_tools.
+  bool remove_tool(const std::string& name);
+
+  // Replaces every tool that came from MCP with `tools` (each wrapped under its name) and
+  // fires the changed listeners once. Host tools are untouched.
+  void refresh_mcp_tools(const std::vector<std::shared_ptr<McpTool>>& tools);
+  // The same for tools that are MCP-owned without being McpTools (child-session proxies).
+  void refresh_mcp_tools(const std::vector<ToolPtr>& tools);
+  void clear_mcp_tools() { refresh_mcp_tools(std::vector<ToolPtr>{}); }
+
+  ToolPtr find(const std::string& name) const;
+  bool contains(const std::string& name) const { return find(name) != nullptr; }
+  bool is_mcp_tool(const std::string& name) const;
+  // Every visible tool, sorted by name (a stable order for prompt caching).
+  std::vector<ToolPtr> tools() const;
+  std::vector<std::string> names() const;
+  std::size_t mcp_tool_count() const;
+  // MCP tools left out because a host tool has the name.
+  std::vector<std::string> mcp_conflicts() const;
+  // Increases on every change of the visible set.
+  std::uint64_t generation() const { return generation_; }
+
+  // Calls a tool by name. An unknown name completes (async) with an is_error result
+  // "Unknown tool: <name>"; otherwise the tool's own contract applies (the only Error is
+  // ErrorCode::aborted).
+  void call(const std::string& name, json arguments, ToolCallOptions options, ToolDone done);
+
+  std::uint64_t on_changed(std::function<void()> listener);
+  void remove_listener(std::uint64_t id);
+
+  Executor& executor() const { return executor_; }
+
+ private:
+  void changed();
+
+  Executor& executor_;
+  std::map<std::string, ToolPtr> host_;
+  std::map<std::string, ToolPtr> mcp_;  // visible or not (a host tool may shadow one)
+  std::uint64_t generation_ = 0;
+  std::uint64_t next_listener_ = 1;
+  std::map<std::uint64_t, std::function<void()>> listeners_;
+};
+
+// A tool of a child session: calls the parent manager's *current* tool for the same
+// (server, raw tool), so the child reuses the parent's connection and never opens its own.
+// When the parent disconnected the server (or the parent is gone) the call completes with
+// an is_error result saying so.
+class ProxyMcpTool final : public Tool {
+ public:
+  ProxyMcpTool(Executor& executor, McpToolInfo info, std::weak_ptr<McpManager> parent);
+  const std::string& name() const override { return info_.name; }
+  const std::string& description() const override { return info_.description; }
+  const json& input_schema() const override { return info_.input_schema; }
+  const McpToolInfo& info() const { return info_; }
+  void call(json arguments, ToolCallOptions options, ToolDone done) override;
+
+ private:
+  Executor& executor_;
+  McpToolInfo info_;
+  std::weak_ptr<McpManager> parent_;
+};
+
+// Binds a ToolRegistry to a manager: the registry's MCP part follows the manager's tools.
+// The registry, the logger (may be null) and the manager's executor must outlive it.
+// Destroying the session removes its listener; the registry keeps the last tools.
+class McpSession {
+ public:
+  explicit McpSession(ToolRegistry& registry, Logger* logger = nullptr);
+  ~McpSession();
+  McpSession(const McpSession&) = delete;
+  McpSession& operator=(const McpSession&) = delete;
+
+  // Refreshes from manager->tools() now and on every tools-changed. A null manager (MCP
+  // disabled) clears the MCP tools. Replaces an earlier binding.
+  void bind(std::shared_ptr<McpManager> manager);
+  void unbind();
+  const std::shared_ptr<McpManager>& manager() const { return manager_; }
+  ToolRegistry& registry() const { return registry_; }
+
+  // Takes the manager's current tools into the registry (as proxies in a child session).
+  void refresh();
+
+  // The late-connection follow-up (SPEC §8): waits for `server`; when it ended up
+  // connected, refreshes so its newly available tools are attached. `done` gets the
+  // wait's outcome (async contract; on the manager's executor). Without a bound manager
+  // it completes with not_connected.
+  void wait_for_server(const std::string& server, AbortSignal signal,
+                       std::function<void(Status)> done);
+
+  // A child session (the seed's subagent proxy) over `child_registry`: its MCP tools are
+  // ProxyMcpTools over this session's manager, refreshed whenever the parent's tools
+  // change. No new process or socket is ever opened for the child. The child must not
+  // outlive this session's manager binding being meaningful: when the parent unbinds or
+  // is destroyed, the child's proxies fail with a clear error.
+  std::unique_ptr<McpSession> make_child(ToolRegistry& child_registry) const;
+  bool is_child() const { return child_; }
+
+ private:
+  ToolRegistry& registry_;
+  Logger* logger_;
+  std::shared_ptr<McpManager> manager_;  // a child holds no strong reference (see below)
+  std::weak_ptr<McpManager> parent_manager_;
+  bool child_ = false;
+  std::uint64_t listener_ = 0;
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
+}  // namespace mcprt

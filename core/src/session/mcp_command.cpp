@@ -1,0 +1,571 @@
+#include "mcprt/mcp_command.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+#include <utility>
+
+namespace mcprt {
+namespace {
+
+std::string q(const std::string& s) { return "\"" + s + "\""; }
+
+std::string describe_source(const SourceInfo& s) {
+  if (s.provider.empty() && s.path.empty()) return "unknown source";
+  std::string out = s.provider_name.empty() ? s.provider : s.provider_name;
+  out += " (";
+  out += to_string(s.level);
+  out += ")";
+  if (!s.path.empty()) out += " " + s.path;
+  return out;
+}
+
+std::string first_line(const std::string& text) {
+  auto nl = text.find('\n');
+  return nl == std::string::npos ? text : text.substr(0, nl);
+}
+
+std::string pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+std::string phase_label(const ServerState& st) {
+  std::string label = to_string(st.phase);
+  if (st.tools_from_cache && st.phase != ServerPhase::connected) label += " (cached tools)";
+  if (st.circuit_open) label += " (circuit open)";
+  return label;
+}
+
+// The tail of a stderr capture, at most `max_lines` lines, each indented.
+std::string indent_tail(const std::string& text, std::size_t max_lines) {
+  std::vector<std::string> lines;
+  std::string cur;
+  for (char c : text) {
+    if (c == '\n') {
+      lines.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (!cur.empty()) lines.push_back(std::move(cur));
+  std::size_t start = lines.size() > max_lines ? lines.size() - max_lines : 0;
+  std::string out;
+  for (std::size_t i = start; i < lines.size(); ++i) out += "    " + lines[i] + "\n";
+  return out;
+}
+
+constexpr std::size_t kStderrTailLines = 20;
+
+}  // namespace
+
+std::vector<std::string> split_command_line(std::string_view line) {
+  std::vector<std::string> words;
+  std::string cur;
+  bool in_word = false;
+  char quote = 0;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    char c = line[i];
+    if (quote == '\'') {
+      if (c == '\'') quote = 0;
+      else cur.push_back(c);
+      continue;
+    }
+    if (quote == '"') {
+      if (c == '\\' && i + 1 < line.size() && (line[i + 1] == '"' || line[i + 1] == '\\')) {
+        cur.push_back(line[++i]);
+      } else if (c == '"') {
+        quote = 0;
+      } else {
+        cur.push_back(c);
+      }
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (in_word) words.push_back(std::move(cur));
+      cur.clear();
+      in_word = false;
+      continue;
+    }
+    in_word = true;
+    if (c == '\'' || c == '"') {
+      quote = c;
+    } else if (c == '\\' && i + 1 < line.size()) {
+      cur.push_back(line[++i]);
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (in_word) words.push_back(std::move(cur));
+  return words;
+}
+
+std::string native_user_config_path(const DiscoveryContext& ctx) {
+  std::string base = ctx.xdg_config_home;
+  if (base.empty()) {
+    if (ctx.home.empty()) return {};
+    base = ctx.home + "/.config";
+  }
+  while (base.size() > 1 && base.back() == '/') base.pop_back();
+  return base + "/" + (ctx.app_name.empty() ? std::string("mcprt") : ctx.app_name) + "/mcp.json";
+}
+
+struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
+  Impl(McpSession& s, McpCommandOptions o, DiscoveryResult d)
+      : session(s), options(std::move(o)), discovery(std::move(d)) {}
+
+  McpSession& session;
+  McpCommandOptions options;
+  DiscoveryResult discovery;
+
+  using Done = std::function<void(std::string)>;
+
+  Executor& executor() { return session.registry().executor(); }
+
+  void answer(Done done, std::string text) {
+    if (!text.empty() && text.back() != '\n') text.push_back('\n');
+    std::weak_ptr<Impl> weak = weak_from_this();
+    executor().post([weak, done = std::move(done), text = std::move(text)] {
+      if (weak.lock()) done(text);
+    });
+  }
+
+  // Wraps `done` so an answer arriving after the controller died is dropped.
+  Done guarded(Done done) {
+    std::weak_ptr<Impl> weak = weak_from_this();
+    return [weak, done = std::move(done)](std::string text) {
+      if (!weak.lock()) return;
+      if (!text.empty() && text.back() != '\n') text.push_back('\n');
+      done(std::move(text));
+    };
+  }
+
+  void execute(const std::string& line, Done done) {
+    std::vector<std::string> w = split_command_line(line);
+    if (!w.empty() && (w[0] == "/mcp" || w[0] == "mcp")) w.erase(w.begin());
+    const std::string sub = w.empty() ? "list" : w[0];
+    std::vector<std::string> args(w.empty() ? w.end() : w.begin() + 1, w.end());
+
+    if (sub == "help" || sub == "--help" || sub == "-h") return answer(std::move(done), usage());
+    if (sub == "list" && args.empty()) return answer(std::move(done), list());
+    if (sub == "tools" && args.size() <= 1)
+      return answer(std::move(done), tools(args.empty() ? "" : args[0]));
+    if (sub == "status" && args.size() == 1) return answer(std::move(done), status(args[0]));
+    if (sub == "reload" && args.empty()) return reload(std::move(done));
+    if (sub == "reconnect" && args.size() == 1) return reconnect(args[0], std::move(done));
+    if ((sub == "enable" || sub == "disable") && args.size() == 1)
+      return set_enabled(args[0], sub == "enable", std::move(done));
+    if (sub == "add" && !args.empty()) return add(args, std::move(done));
+    if (sub == "remove" && args.size() == 1) return remove(args[0], std::move(done));
+
+    static const std::set<std::string> known{"list",   "tools",   "status", "reload", "reconnect",
+                                             "enable", "disable", "add",    "remove"};
+    std::string head = known.count(sub) ? "Wrong arguments for /mcp " + sub + ".\n"
+                                        : "Unknown subcommand " + q(sub) + ".\n";
+    answer(std::move(done), head + usage());
+  }
+
+  std::shared_ptr<McpManager> manager() const { return session.manager(); }
+
+  // --- list / tools / status ---------------------------------------------------------------
+
+  std::string list() const {
+    auto m = manager();
+    if (!m) return "MCP is disabled.";
+    auto states = m->server_states();
+    auto sources = m->sources();
+    std::set<std::string> shown;
+
+    struct Row {
+      std::string name, state, tools, source, error;
+    };
+    std::vector<Row> rows;
+    for (const auto& st : states) {
+      Row r;
+      r.name = st.name;
+      r.state = phase_label(st);
+      r.tools = std::to_string(st.tool_count) + (st.tool_count == 1 ? " tool" : " tools");
+      SourceInfo src = st.source;
+      if (src.path.empty()) {
+        if (auto it = sources.find(st.name); it != sources.end()) src = it->second;
+      }
+      r.source = describe_source(src);
+      if (st.last_error && st.phase != ServerPhase::connected) r.error = st.last_error->message;
+      rows.push_back(std::move(r));
+      shown.insert(st.name);
+    }
+    for (const auto& name : discovery.disabled) {
+      if (shown.count(name)) continue;
+      Row r;
+      r.name = name;
+      r.state = "disabled";
+      auto it = discovery.sources.find(name);
+      r.source = it == discovery.sources.end() ? "" : describe_source(it->second);
+      rows.push_back(std::move(r));
+      shown.insert(name);
+    }
+    for (const auto& e : discovery.errors) {
+      if (e.server.empty() || shown.count(e.server)) continue;
+      Row r;
+      r.name = e.server;
+      r.state = "invalid";
+      auto it = discovery.sources.find(e.server);
+      r.source = it == discovery.sources.end() ? e.path : describe_source(it->second);
+      r.error = e.message;
+      rows.push_back(std::move(r));
+      shown.insert(e.server);
+    }
+    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.name < b.name; });
+    if (rows.empty()) return "No MCP servers configured.";
+
+    std::size_t wn = 4, ws = 6, wt = 5;
+    for (const auto& r : rows) {
+      wn = std::max(wn, r.name.size());
+      ws = std::max(ws, r.state.size());
+      wt = std::max(wt, r.tools.size());
+    }
+    std::ostringstream out;
+    out << "MCP servers (" << rows.size() << "):\n";
+    for (const auto& r : rows) {
+      out << "  " << pad(r.name, wn) << "  " << pad(r.state, ws) << "  " << pad(r.tools, wt)
+          << "  " << r.source << "\n";
+      if (!r.error.empty()) out << "  " << pad("", wn) << "  error: " << first_line(r.error) << "\n";
+    }
+    return out.str();
+  }
+
+  std::string tools(const std::string& server) const {
+    auto m = manager();
+    if (!m) return "MCP is disabled.";
+    if (!server.empty() && !m->server_state(server)) return "Unknown server " + q(server) + ".";
+    std::vector<std::shared_ptr<McpTool>> list;
+    for (const auto& t : m->tools()) {
+      if (t && (server.empty() || t->info().server == server)) list.push_back(t);
+    }
+    if (list.empty()) {
+      return server.empty() ? std::string("No MCP tools.") : "Server " + q(server) + " has no tools.";
+    }
+    std::size_t w = 0;
+    for (const auto& t : list) w = std::max(w, t->name().size());
+    std::ostringstream out;
+    out << (server.empty() ? std::string("MCP tools") : "Tools of " + q(server)) << " ("
+        << list.size() << "):\n";
+    for (const auto& t : list) {
+      const auto& info = t->info();
+      out << "  " << pad(info.name, w) << "  " << info.label;
+      if (info.deferred) out << " [deferred]";
+      std::string desc = first_line(info.description);
+      if (!desc.empty()) out << "  " << desc;
+      out << "\n";
+    }
+    return out.str();
+  }
+
+  std::string status(const std::string& name) const {
+    auto m = manager();
+    if (!m) return "MCP is disabled.";
+    auto st = m->server_state(name);
+    if (!st) {
+      auto src = discovery.sources.find(name);
+      const bool disabled =
+          std::find(discovery.disabled.begin(), discovery.disabled.end(), name) !=
+          discovery.disabled.end();
+      if (disabled) {
+        return "Server " + q(name) + "\n  state:    disabled\n  source:   " +
+               (src == discovery.sources.end() ? std::string("unknown")
+                                                : describe_source(src->second));
+      }
+      for (const auto& e : discovery.errors) {
+        if (e.server == name) {
+          return "Server " + q(name) + "\n  state:    invalid\n  error:    " + e.message +
+                 "\n  source:   " + e.path;
+        }
+      }
+      return "Unknown server " + q(name) + ".";
+    }
+    std::ostringstream out;
+    out << "Server " << q(name) << "\n";
+    out << "  state:    " << phase_label(*st) << " (" << to_string(st->status) << ")\n";
+    out << "  source:   " << describe_source(st->source) << "\n";
+    out << "  tools:    " << st->tool_count << (st->tools_from_cache ? " (from the cache)" : "")
+        << "\n";
+    if (st->attempts > 0) out << "  attempts: " << st->attempts << "\n";
+    if (st->last_error) out << "  error:    " << st->last_error->message << "\n";
+    if (!st->stderr_tail.empty()) {
+      out << "  stderr (last lines):\n" << indent_tail(st->stderr_tail, kStderrTailLines);
+    }
+    return out.str();
+  }
+
+  // --- reload / reconnect ------------------------------------------------------------------
+
+  bool can_discover(Done& done) {
+    if (options.discover) return true;
+    answer(std::move(done), "Rediscovery is not available in this host.");
+    return false;
+  }
+
+  static std::string gate_summary(const GateResult& gate, const std::set<std::string>& before) {
+    std::ostringstream out;
+    for (const auto& name : gate.connected) {
+      if (!before.count(name)) out << "Connected " << q(name) << ".\n";
+    }
+    for (const auto& name : gate.deferred) out << "Still connecting " << q(name) << " (cached tools).\n";
+    for (const auto& name : gate.pending) out << "Still connecting " << q(name) << ".\n";
+    for (const auto& [name, err] : gate.errors) out << "Failed " << q(name) << ": " << err.message << "\n";
+    return out.str();
+  }
+
+  std::string discovery_problems() const {
+    std::ostringstream out;
+    for (const auto& e : discovery.errors) out << "Config error: " << e.describe() << "\n";
+    return out.str();
+  }
+
+  void reload(Done done) {
+    auto m = manager();
+    if (!m) return answer(std::move(done), "MCP is disabled.");
+    if (!can_discover(done)) return;
+    Done reply = guarded(std::move(done));
+    std::weak_ptr<Impl> weak = weak_from_this();
+    m->disconnect_all([weak, reply] {
+      auto self = weak.lock();
+      if (!self) return;
+      auto mm = self->manager();
+      if (!mm) return reply("MCP is disabled.");
+      self->discovery = self->options.discover();
+      mm->connect_servers(self->discovery.configs, [weak, reply](GateResult gate) {
+        auto self2 = weak.lock();
+        if (!self2) return;
+        self2->session.refresh();
+        std::ostringstream out;
+        auto m2 = self2->manager();
+        out << "Reloaded: " << self2->discovery.configs.size() << " server"
+            << (self2->discovery.configs.size() == 1 ? "" : "s") << ", "
+            << (m2 ? m2->tools().size() : 0) << " tools.\n";
+        out << gate_summary(gate, {}) << self2->discovery_problems();
+        reply(out.str());
+      });
+    });
+  }
+
+  void reconnect(const std::string& name, Done done) {
+    auto m = manager();
+    if (!m) return answer(std::move(done), "MCP is disabled.");
+    if (!m->server_state(name)) return answer(std::move(done), "Unknown server " + q(name) + ".");
+    Done reply = guarded(std::move(done));
+    std::weak_ptr<Impl> weak = weak_from_this();
+    m->reconnect_server(name, [weak, reply, name](Status s) {
+      auto self = weak.lock();
+      if (!self) return;
+      self->session.refresh();
+      if (!s.ok()) return reply("Reconnect of " + q(name) + " failed: " + s.error().message);
+      std::size_t n = 0;
+      if (auto m2 = self->manager()) {
+        if (auto st = m2->server_state(name)) n = st->tool_count;
+      }
+      reply("Reconnected " + q(name) + " (" + std::to_string(n) + " tools).");
+    });
+  }
+
+  // --- the user file -----------------------------------------------------------------------
+
+  bool can_edit(Done& done) {
+    if (options.fs && !options.user_config_path.empty()) return true;
+    answer(std::move(done), "Editing the MCP config is not available in this host.");
+    return false;
+  }
+
+  // The user file as a JSON object ({} when it does not exist).
+  Result<json> read_user_file() const {
+    auto text = options.fs->read_file(options.user_config_path);
+    if (!text.ok()) return text.error();
+    if (!text->has_value()) return json::object();
+    json doc = json::parse(**text, nullptr, false, /*ignore_comments=*/true);
+    if (doc.is_discarded()) {
+      return Error::make(ErrorCode::invalid_config,
+                         options.user_config_path + " is not valid JSON; fix it by hand first");
+    }
+    if (doc.is_null()) doc = json::object();
+    if (!doc.is_object()) {
+      return Error::make(ErrorCode::invalid_config,
+                         options.user_config_path + " does not hold a JSON object");
+    }
+    return doc;
+  }
+
+  Status write_user_file(const json& doc) const {
+    return options.fs->write_file(options.user_config_path,
+                                  doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  }
+
+  static void remove_name(json& doc, const char* key, const std::string& name) {
+    auto it = doc.find(key);
+    if (it == doc.end() || !it->is_array()) return;
+    json kept = json::array();
+    for (const auto& v : *it) {
+      if (!(v.is_string() && v.get_ref<const std::string&>() == name)) kept.push_back(v);
+    }
+    *it = std::move(kept);
+  }
+
+  static void add_name(json& doc, const char* key, const std::string& name) {
+    auto it = doc.find(key);
+    if (it == doc.end() || !it->is_array()) {
+      doc[key] = json::array({name});
+      return;
+    }
+    for (const auto& v : *it) {
+      if (v.is_string() && v.get_ref<const std::string&>() == name) return;
+    }
+    it->push_back(name);
+  }
+
+  void set_enabled(const std::string& name, bool enable, Done done) {
+    if (!manager()) return answer(std::move(done), "MCP is disabled.");
+    if (!can_edit(done)) return;
+    auto doc = read_user_file();
+    if (!doc.ok()) return answer(std::move(done), "Cannot edit: " + doc.error().message);
+    if (enable) {
+      remove_name(*doc, "disabledServers", name);
+      add_name(*doc, "enabledServers", name);
+    } else {
+      remove_name(*doc, "enabledServers", name);
+      add_name(*doc, "disabledServers", name);
+    }
+    if (auto w = write_user_file(*doc); !w.ok()) {
+      return answer(std::move(done), "Cannot write " + options.user_config_path + ": " +
+                                         w.error().message);
+    }
+    std::string head = std::string(enable ? "Enabled " : "Disabled ") + q(name) + " in " +
+                       options.user_config_path + ".\n";
+    apply_change(std::move(head), std::move(done));
+  }
+
+  void add(const std::vector<std::string>& args, Done done) {
+    if (!manager()) return answer(std::move(done), "MCP is disabled.");
+    const std::string& name = args[0];
+    json entry;
+    if (args.size() == 3 && args[1] == "--url") {
+      if (!is_valid_http_url(args[2])) {
+        return answer(std::move(done), "Server " + q(name) + ": " + q(args[2]) +
+                                           " is not an http:// or https:// URL.");
+      }
+      entry = json{{"url", args[2]}};
+    } else if (args.size() >= 3 && args[1] == "--") {
+      entry = json{{"command", args[2]},
+                   {"args", json(std::vector<std::string>(args.begin() + 3, args.end()))}};
+    } else {
+      return answer(std::move(done), "Wrong arguments for /mcp add.\n" + usage());
+    }
+    if (auto v = validate_server_name(name); !v.ok()) return answer(std::move(done), v.error().message);
+    if (!can_edit(done)) return;
+    auto doc = read_user_file();
+    if (!doc.ok()) return answer(std::move(done), "Cannot edit: " + doc.error().message);
+    json& servers = (*doc)["mcpServers"];
+    if (servers.is_null()) servers = json::object();
+    if (!servers.is_object()) {
+      return answer(std::move(done), "Cannot edit: \"mcpServers\" in " + options.user_config_path +
+                                         " is not an object.");
+    }
+    if (servers.contains(name)) {
+      return answer(std::move(done), "Server " + q(name) + " is already defined in " +
+                                         options.user_config_path + "; remove it first.");
+    }
+    servers[name] = std::move(entry);
+    if (auto w = write_user_file(*doc); !w.ok()) {
+      return answer(std::move(done), "Cannot write " + options.user_config_path + ": " +
+                                         w.error().message);
+    }
+    apply_change("Added " + q(name) + " to " + options.user_config_path + ".\n", std::move(done));
+  }
+
+  void remove(const std::string& name, Done done) {
+    if (!manager()) return answer(std::move(done), "MCP is disabled.");
+    if (!can_edit(done)) return;
+    auto doc = read_user_file();
+    if (!doc.ok()) return answer(std::move(done), "Cannot edit: " + doc.error().message);
+    auto servers = doc->find("mcpServers");
+    if (servers == doc->end() || !servers->is_object() || !servers->contains(name)) {
+      std::string where;
+      if (auto it = discovery.sources.find(name); it != discovery.sources.end()) {
+        where = " It comes from " + describe_source(it->second) +
+                "; edit that file, or use /mcp disable " + name + ".";
+      }
+      return answer(std::move(done),
+                    "Server " + q(name) + " is not in " + options.user_config_path + "." + where);
+    }
+    servers->erase(name);
+    remove_name(*doc, "enabledServers", name);
+    remove_name(*doc, "disabledServers", name);
+    if (auto w = write_user_file(*doc); !w.ok()) {
+      return answer(std::move(done), "Cannot write " + options.user_config_path + ": " +
+                                         w.error().message);
+    }
+    apply_change("Removed " + q(name) + " from " + options.user_config_path + ".\n",
+                 std::move(done));
+  }
+
+  // Rediscover; servers that are gone are disconnected, the rest connected (connected ones
+  // are skipped by the manager).
+  void apply_change(std::string head, Done done) {
+    auto m = manager();
+    if (!options.discover) {
+      return answer(std::move(done), head + "Run /mcp reload to apply it.");
+    }
+    discovery = options.discover();
+    std::set<std::string> wanted;
+    for (const auto& c : discovery.configs) wanted.insert(c.name);
+    std::set<std::string> before;
+    std::ostringstream out;
+    out << head;
+    for (const auto& st : m->server_states()) {
+      if (st.status == ConnectionStatus::connected) before.insert(st.name);
+      if (!wanted.count(st.name)) {
+        m->disconnect_server(st.name);
+        out << "Disconnected " << q(st.name) << ".\n";
+      }
+    }
+    Done reply = guarded(std::move(done));
+    std::weak_ptr<Impl> weak = weak_from_this();
+    std::string text = out.str();
+    m->connect_servers(discovery.configs, [weak, reply, text, before](GateResult gate) {
+      auto self = weak.lock();
+      if (!self) return;
+      self->session.refresh();
+      reply(text + gate_summary(gate, before) + self->discovery_problems());
+    });
+  }
+};
+
+McpCommandController::McpCommandController(McpSession& session, McpCommandOptions options,
+                                           DiscoveryResult initial)
+    : impl_(std::make_shared<Impl>(session, std::move(options), std::move(initial))) {}
+
+McpCommandController::~McpCommandController() = default;
+
+void McpCommandController::execute(const std::string& line,
+                                   std::function<void(std::string output)> done) {
+  impl_->execute(line, std::move(done));
+}
+
+const DiscoveryResult& McpCommandController::last_discovery() const { return impl_->discovery; }
+
+std::string McpCommandController::usage() {
+  return "Usage: /mcp <command>\n"
+         "  /mcp list                      servers, status, source and tool count\n"
+         "  /mcp tools [server]            MCP tools (of one server)\n"
+         "  /mcp status <name>             state, error, attempts, source, stderr tail\n"
+         "  /mcp reload                    disconnect all, rediscover, reconnect\n"
+         "  /mcp reconnect <name>          reconnect one server\n"
+         "  /mcp enable <name>             enable a server (user config file)\n"
+         "  /mcp disable <name>            disable a server (user config file)\n"
+         "  /mcp add <name> --url URL      add an HTTP server to the user config file\n"
+         "  /mcp add <name> -- CMD [ARG…]  add a stdio server to the user config file\n"
+         "  /mcp remove <name>             remove a server from the user config file\n"
+         "  /mcp help                      this text\n";
+}
+
+}  // namespace mcprt
