@@ -33,6 +33,7 @@
 #include "mcprt/platform/shell_runner.hpp"
 #include "mcprt/tool_cache.hpp"
 #include "mcprt/tools.hpp"
+#include "mcprt/transport.hpp"
 
 namespace mcprt {
 
@@ -48,6 +49,9 @@ struct ManagerServices {
   Logger* logger = nullptr;
   EnvLookup env;                          // connect-time env-name substitution
   WallClock wall_clock;                   // cache ages; null = the system clock is unknown → no cache
+  // Replaces the built-in stdio/http transports when set (ConnectServices::transport_factory):
+  // tests connect to FakeServers, hosts to in-process servers. Also makes stdio configs valid.
+  std::function<Result<std::unique_ptr<Transport>>(const ServerConfig&)> transport_factory;
 };
 
 struct ManagerOptions {
