@@ -1,0 +1,23 @@
+// WebConsoleLogger: Logger → console (see web_console_logger.hpp).
+#include "mcprt/web/web_console_logger.hpp"
+
+#include <emscripten/emscripten.h>
+
+#include <string>
+
+EM_JS(void, mcprt_js_console_log, (int level, const char* text, int size), {
+  var message = "[mcprt] " + UTF8ToString(text, size);
+  if (level == 0) console.debug(message);
+  else if (level == 1) console.info(message);
+  else if (level == 2) console.warn(message);
+  else console.error(message);
+});
+
+namespace mcprt::web {
+
+void WebConsoleLogger::log(LogLevel level, std::string_view message) {
+  if (static_cast<int>(level) < static_cast<int>(min_level_)) return;
+  mcprt_js_console_log(static_cast<int>(level), message.data(), static_cast<int>(message.size()));
+}
+
+}  // namespace mcprt::web

@@ -1,0 +1,130 @@
+// A test-only wasm module (mcprt_web_seams.mjs) that lets Node tests drive the web
+// platform seams directly: WebFetchHttpClient, WebIndexedDbStore, WebConsoleLogger, all
+// on one WebExecutor. Every callback is reported to JS as
+// Module.seamEvent(callId, kind, payloadJson), from the executor; tests/web/web_seams.test.mjs
+// asserts on those.
+#include <emscripten/bind.h>
+#include <emscripten/emscripten.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+
+#include "mcprt/web/web_console_logger.hpp"
+#include "mcprt/web/web_executor.hpp"
+#include "mcprt/web/web_fetch_http_client.hpp"
+#include "mcprt/web/web_indexeddb_store.hpp"
+
+EM_JS(void, seam_js_event, (int call_id, const char* kind, const char* payload), {
+  var handler = Module["seamEvent"];
+  if (handler) handler(call_id, UTF8ToString(kind), UTF8ToString(payload));
+});
+
+namespace {
+
+using mcprt::json;
+
+struct Seams {
+  mcprt::web::WebExecutor executor;
+  mcprt::web::WebFetchHttpClient http{executor};
+  std::map<int, std::unique_ptr<mcprt::HttpRequestHandle>> requests;
+  std::map<std::tuple<std::string, std::string>, std::unique_ptr<mcprt::web::WebIndexedDbStore>> stores;
+  mcprt::web::WebConsoleLogger logger{mcprt::LogLevel::debug};
+};
+
+Seams& seams() {
+  static Seams* s = new Seams();  // lives as long as the module
+  return *s;
+}
+
+void emit(int call_id, const char* kind, const json& payload) {
+  seam_js_event(call_id, kind, payload.dump(-1, ' ', false, json::error_handler_t::replace).c_str());
+}
+
+json error_json(const mcprt::Error& e) {
+  return {{"code", mcprt::to_string(e.code)}, {"message", e.message}, {"data", e.data}};
+}
+
+// request: {method, url, headers: [[n, v]], body, timeoutMs, followRedirects}
+std::string http_send(int call_id, const std::string& request_json) {
+  json in = json::parse(request_json, nullptr, false);
+  if (!in.is_object()) return "request is not a JSON object";
+  mcprt::HttpRequest request;
+  request.method = in.value("method", "GET");
+  request.url = in.value("url", "");
+  request.body = in.value("body", "");
+  request.timeout_ms = in.value("timeoutMs", 0);
+  request.follow_redirects = in.value("followRedirects", false);
+  if (auto hs = in.find("headers"); hs != in.end() && hs->is_array()) {
+    for (const json& h : *hs) request.headers.add(h[0].get<std::string>(), h[1].get<std::string>());
+  }
+  mcprt::HttpCallbacks callbacks;
+  callbacks.on_response_head = [call_id](const mcprt::HttpResponseHead& head) {
+    json headers = json::array();
+    for (const auto& h : head.headers) headers.push_back({h.name, h.value});
+    emit(call_id, "head", {{"status", head.status}, {"url", head.final_url}, {"headers", headers}});
+  };
+  callbacks.on_body_chunk = [call_id](std::string_view bytes) {
+    emit(call_id, "chunk", {{"text", std::string(bytes)}});
+  };
+  callbacks.on_complete = [call_id](mcprt::Status status) {
+    seams().requests.erase(call_id);
+    emit(call_id, "complete", status ? json{{"ok", true}} : json{{"ok", false}, {"error", error_json(status.error())}});
+  };
+  auto handle = seams().http.send(std::move(request), std::move(callbacks));
+  if (!handle) return handle.error().message;
+  seams().requests[call_id] = std::move(handle).value();
+  return "";
+}
+
+// Aborts (destroys the handle, as the core does).
+void http_abort(int call_id) { seams().requests.erase(call_id); }
+int http_active() { return static_cast<int>(seams().http.active_requests()); }
+
+mcprt::web::WebIndexedDbStore& store(const std::string& db, const std::string& name) {
+  auto& slot = seams().stores[{db, name}];
+  if (!slot) slot = std::make_unique<mcprt::web::WebIndexedDbStore>(seams().executor, db, name);
+  return *slot;
+}
+
+void kv_get(int call_id, const std::string& db, const std::string& name, const std::string& key) {
+  store(db, name).get(key, [call_id](mcprt::Result<std::optional<std::string>> r) {
+    if (!r) emit(call_id, "get", {{"ok", false}, {"error", error_json(r.error())}});
+    else if (!r.value()) emit(call_id, "get", {{"ok", true}, {"found", false}});
+    else emit(call_id, "get", {{"ok", true}, {"found", true}, {"value", *r.value()}});
+  });
+}
+
+void kv_put(int call_id, const std::string& db, const std::string& name, const std::string& key,
+            const std::string& value) {
+  store(db, name).put(key, value, [call_id](mcprt::Status s) {
+    emit(call_id, "put", s ? json{{"ok", true}} : json{{"ok", false}, {"error", error_json(s.error())}});
+  });
+}
+
+void kv_remove(int call_id, const std::string& db, const std::string& name, const std::string& key) {
+  store(db, name).remove(key, [call_id](mcprt::Status s) {
+    emit(call_id, "remove", s ? json{{"ok", true}} : json{{"ok", false}, {"error", error_json(s.error())}});
+  });
+}
+
+// Destroys the store object (its IndexedDB data stays).
+void kv_drop(const std::string& db, const std::string& name) { seams().stores.erase({db, name}); }
+
+void log_at(int level, const std::string& message) {
+  seams().logger.log(static_cast<mcprt::LogLevel>(level), message);
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(mcprt_web_seams) {
+  emscripten::function("httpSend", &http_send);
+  emscripten::function("httpAbort", &http_abort);
+  emscripten::function("httpActive", &http_active);
+  emscripten::function("kvGet", &kv_get);
+  emscripten::function("kvPut", &kv_put);
+  emscripten::function("kvRemove", &kv_remove);
+  emscripten::function("kvDrop", &kv_drop);
+  emscripten::function("log", &log_at);
+}
