@@ -27,6 +27,8 @@ inline constexpr std::int64_t kToolCacheMaxAgeMs = 30LL * 24 * 60 * 60 * 1000;
 // Wall-clock milliseconds since the Unix epoch (the cache's `savedAt` survives restarts,
 // so the executor's monotonic clock does not do). Tests pass a fixed or manual value.
 using WallClock = std::function<std::int64_t()>;
+// std::chrono::system_clock (Date.now() under Emscripten).
+WallClock system_wall_clock();
 
 struct CachedTools {
   std::string config_hash;
@@ -43,17 +45,23 @@ std::optional<CachedTools> decode_cache_entry(std::string_view text, const Serve
 
 class ToolCache {
  public:
-  // `store` and `logger` (may be null) must outlive the cache.
+  // `store` and `logger` (may be null) must outlive the cache; a null `clock` means
+  // system_wall_clock(). Completions run on the store's executor and touch nothing of the
+  // cache, so the cache may be destroyed while an operation is in flight.
   ToolCache(KeyValueStore& store, WallClock clock, Logger* logger);
 
-  // The store key of a server's entry.
+  // The store key of a server's entry: "tools." + the name, any byte outside
+  // [A-Za-z0-9_.-] written as %XX (so "a:b" → "tools.a%3Ab"); safe as a file name.
   static std::string key_for(const std::string& server_name);
 
-  // `done` (async contract) gets the entry on a hit, nullopt on any kind of miss.
+  // `done` (async contract) gets the entry on a hit, nullopt on any kind of miss. A store
+  // read error is a miss plus a warning naming the server; other misses log at debug.
   void load(const ServerConfig& config, std::function<void(std::optional<CachedTools>)> done);
-  // Best effort; `done` (optional) reports whether the write worked.
+  // Best effort; a failed write logs a warning naming the server. `done` (optional)
+  // reports whether the write worked.
   void save(const ServerConfig& config, const json& server_info, const std::vector<json>& tools,
             std::function<void(Status)> done = nullptr);
+  // Best effort, like save (a failure is a warning).
   void remove(const std::string& server_name);
 
  private:

@@ -1,9 +1,9 @@
 #pragma once
 // The tool bridge (SPEC §6): MCP tool definitions → agent tools named `mcp_<server>_<tool>`.
 //
-//   McpToolSet set = build_mcp_tools(executor, {{"fs", fs_cfg, fs_source, defs, false}},
-//                                    host, ToolBuildOptions{});
-//   set.tools[0]->call(args, {.signal = s, .on_progress = p}, [](Result<ToolResult> r) {
+//   auto tools = build_mcp_tools(executor, {{"fs", &fs_cfg, fs_source, defs, false}},
+//                                host, ToolBuildOptions{});
+//   tools[0]->call(args, {.signal = s, .on_progress = p}, [](Result<ToolResult> r) {
 //     if (!r) { /* only ErrorCode::aborted: abort stays abort */ }
 //     else use(r->text, r->is_error);   // transport/timeout/JSON-RPC errors arrive here as
 //   });                                 // is_error results whose text is "MCP error: …"
@@ -12,6 +12,11 @@
 // host weakly, so a tool that outlives its manager answers "MCP error: … not connected".
 // A deferred tool (built from the tool cache while its server is still connecting) first
 // waits for the server's connection, then calls.
+//
+// Callbacks: `done` runs once, on the tool's executor, never inside call(). A tool may be
+// destroyed while its calls run (they hold copies, not the tool). The caller's abort
+// completes the call at once with ErrorCode::aborted (the host also sees the signal and
+// sends notifications/cancelled); the host's later answer is then dropped.
 
 #include <cstddef>
 #include <functional>
@@ -124,8 +129,10 @@ struct ServerTools {
   bool deferred = false;
 };
 
-// Names every tool across all servers (collisions resolved as tool_names.hpp says),
-// applies each server's include/exclude filters, and returns the tools sorted by name.
+// Applies each server's include/exclude filters, names the remaining tools across all
+// servers (collisions resolved as tool_names.hpp says; filtered-out tools claim no name),
+// and returns them sorted by name. Definitions that are not objects with a string `name`
+// are skipped. Deferred servers give DeferredMcpTools.
 std::vector<std::shared_ptr<McpTool>> build_mcp_tools(Executor& executor,
                                                       const std::vector<ServerTools>& servers,
                                                       std::weak_ptr<McpToolHost> host,
@@ -138,7 +145,10 @@ bool glob_match(std::string_view pattern, std::string_view text);
 // A CallToolResult → ToolResult: content and structuredContent kept; text joins text
 // blocks, notes images/audio, shows resources as `[Resource: <uri>]` plus embedded text,
 // resource links likewise; text over max_result_bytes is cut at a UTF-8 boundary with a
-// marker saying how much was dropped. A malformed result becomes an is_error result.
+// marker saying how much was dropped ("\n…[truncated N bytes]"; 0 = no cap). When no
+// text block exists, structuredContent (if any) is dumped into the text. A malformed result
+// (not an object, content not an array) becomes an is_error result; a missing content is
+// an empty one.
 ToolResult render_tool_result(const json& call_result, std::size_t max_result_bytes = kDefaultMaxResultBytes);
 // "MCP error: <message>", is_error.
 ToolResult mcp_error_result(const Error& error);

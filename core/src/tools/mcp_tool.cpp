@@ -1,0 +1,192 @@
+// McpTool / DeferredMcpTool (SPEC §6): calls through the manager's McpToolHost.
+//
+// Completion rules (ToolDone): every outcome is a ToolResult (failures as is_error
+// "MCP error: …"), except the caller's abort, which stays ErrorCode::aborted. The tool
+// listens to the caller's signal itself, so an abort completes the call even if the host
+// is slow to notice; whichever comes second is ignored.
+
+#include <memory>
+#include <utility>
+
+#include "mcprt/tools.hpp"
+
+namespace mcprt {
+
+namespace {
+
+std::string quoted_server(const std::string& server) { return "Server \"" + server + "\""; }
+
+Error aborted_error(const std::string& server, const std::string& raw_tool,
+                    const AbortSignal& signal) {
+  std::string msg = quoted_server(server) + ": call of tool \"" + raw_tool + "\" aborted";
+  if (!signal.reason().empty()) msg += " (" + signal.reason() + ")";
+  return Error::make(ErrorCode::aborted, std::move(msg));
+}
+
+ToolResult not_connected_result(const std::string& server) {
+  return mcp_error_result(
+      Error::make(ErrorCode::not_connected, quoted_server(server) + " is not connected"));
+}
+
+// Exactly-once completion of one call, shared by the host's callback and the abort
+// listener. `starting` is true while the host call is on the stack: a host that answers
+// synchronously is still completed later, through the executor.
+struct CallOnce {
+  CallOnce(Executor& ex, ToolDone d, AbortSignal s)
+      : executor(ex), done(std::move(d)), signal(std::move(s)) {}
+
+  Executor& executor;
+  ToolDone done;
+  AbortSignal signal;
+  std::uint64_t listener = 0;
+  bool finished = false;
+  bool starting = true;
+
+  void finish(Result<ToolResult> result, bool post) {
+    if (finished) return;
+    finished = true;
+    signal.remove_listener(listener);
+    listener = 0;
+    ToolDone d = std::move(done);
+    if (!d) return;
+    if (post || starting) {
+      executor.post([d = std::move(d), result = std::move(result)]() mutable {
+        d(std::move(result));
+      });
+    } else {
+      d(std::move(result));
+    }
+  }
+
+  // The listener holds the state weakly: the host's pending callback owns it, so a host
+  // that drops the callback cannot leak it through the signal.
+  void listen(const std::string& server, const std::string& raw_tool,
+              const std::shared_ptr<CallOnce>& self) {
+    listener = signal.add_listener(
+        [weak = std::weak_ptr<CallOnce>(self), server, raw_tool] {
+          if (auto s = weak.lock()) {
+            // Inside abort(): never complete synchronously there.
+            s->finish(aborted_error(server, raw_tool, s->signal), /*post=*/true);
+          }
+        });
+  }
+};
+
+void post_result(Executor& executor, ToolDone done, Result<ToolResult> result) {
+  executor.post([done = std::move(done), result = std::move(result)]() mutable {
+    if (done) done(std::move(result));
+  });
+}
+
+// The live call; shared by McpTool::call and the second stage of DeferredMcpTool::call.
+// Captures values only, so the tool object may be destroyed while the call runs.
+void start_call(Executor& executor, const std::string& server, const std::string& raw_tool,
+                const std::weak_ptr<McpToolHost>& weak_host, std::size_t max_result_bytes,
+                json arguments, ToolCallOptions options, ToolDone done) {
+  if (options.signal.aborted()) {
+    post_result(executor, std::move(done), aborted_error(server, raw_tool, options.signal));
+    return;
+  }
+  auto host = weak_host.lock();
+  if (!host) {
+    post_result(executor, std::move(done), not_connected_result(server));
+    return;
+  }
+  auto once = std::make_shared<CallOnce>(executor, std::move(done), options.signal);
+  once->listen(server, raw_tool, once);
+
+  CallOptions call;
+  call.signal = options.signal;
+  call.on_progress = std::move(options.on_progress);
+  host->call_tool(
+      server, raw_tool, std::move(arguments), std::move(call),
+      [once, server, raw_tool, max_result_bytes](Result<json> r) {
+        if (once->finished) return;
+        if (once->signal.aborted()) {
+          once->finish(aborted_error(server, raw_tool, once->signal), false);
+        } else if (!r) {
+          once->finish(mcp_error_result(r.error()), false);
+        } else {
+          once->finish(render_tool_result(*r, max_result_bytes), false);
+        }
+      });
+  once->starting = false;
+}
+
+}  // namespace
+
+McpTool::McpTool(Executor& executor, McpToolInfo info, std::weak_ptr<McpToolHost> host,
+                 std::size_t max_result_bytes)
+    : executor_(executor),
+      info_(std::move(info)),
+      host_(std::move(host)),
+      max_result_bytes_(max_result_bytes) {}
+
+void McpTool::call(json arguments, ToolCallOptions options, ToolDone done) {
+  call_now(std::move(arguments), std::move(options), std::move(done));
+}
+
+void McpTool::call_now(json arguments, ToolCallOptions options, ToolDone done) {
+  start_call(executor_, info_.server, info_.raw_name,
+             host_, max_result_bytes_, std::move(arguments), std::move(options), std::move(done));
+}
+
+void DeferredMcpTool::call(json arguments, ToolCallOptions options, ToolDone done) {
+  const std::string& server = info_.server;
+  const std::string& raw_tool = info_.raw_name;
+  if (options.signal.aborted()) {
+    post_result(executor_, std::move(done), aborted_error(server, raw_tool, options.signal));
+    return;
+  }
+  auto host = host_.lock();
+  if (!host) {
+    post_result(executor_, std::move(done), not_connected_result(server));
+    return;
+  }
+  AbortSignal signal = options.signal;
+  auto once = std::make_shared<CallOnce>(executor_, std::move(done), signal);
+  once->listen(server, raw_tool, once);
+
+  // Stage 2 needs the call's inputs after the wait; they travel in the continuation.
+  host->wait_for_connection(
+      server, signal,
+      [once, &executor = executor_, server, raw_tool, weak_host = host_,
+       max = max_result_bytes_, arguments = std::move(arguments),
+       options = std::move(options)](Status s) mutable {
+        if (once->finished) return;
+        if (once->signal.aborted()) {
+          once->finish(aborted_error(server, raw_tool, once->signal), false);
+          return;
+        }
+        if (!s) {
+          Error e = s.error();
+          // The manager's messages usually name the server already; make sure they do.
+          if (e.message.find(quoted_server(server)) == std::string::npos) {
+            e.message = quoted_server(server) + ": " + e.message;
+          }
+          once->finish(mcp_error_result(e), false);
+          return;
+        }
+        // Hand over to the live call: its own once-state takes the caller's callback.
+        once->finished = true;
+        once->signal.remove_listener(once->listener);
+        once->listener = 0;
+        ToolDone d = std::move(once->done);
+        if (once->starting) {
+          // A host that reported "connected" synchronously: still start the call later,
+          // so the caller's callback can never run inside call().
+          executor.post([&executor, server, raw_tool, weak_host, max,
+                         arguments = std::move(arguments), options = std::move(options),
+                         d = std::move(d)]() mutable {
+            start_call(executor, server, raw_tool, weak_host, max, std::move(arguments),
+                       std::move(options), std::move(d));
+          });
+          return;
+        }
+        start_call(executor, server, raw_tool, weak_host, max, std::move(arguments),
+                   std::move(options), std::move(d));
+      });
+  once->starting = false;
+}
+
+}  // namespace mcprt
