@@ -1,0 +1,163 @@
+// Types of the `mcprt` ES module (index.js). tests/web/runtime.test.mjs checks that
+// every Runtime method index.js defines is declared here and the other way round.
+
+/** One server entry, as in an `mcpServers` config file (web: http and sse only). */
+export interface ServerConfig {
+  type?: 'http' | 'sse' | 'streamable-http' | string;
+  url?: string;
+  headers?: Record<string, string>;
+  headerPolicy?: 'origin-locked';
+  enabled?: boolean | string;
+  /** Startup and list timeout in ms; 0 = none. */
+  timeout?: number;
+  /** Per tools/call timeout in ms. */
+  toolTimeout?: number;
+  includeTools?: string[];
+  excludeTools?: string[];
+  reconnect?: boolean | { maxAttempts?: number; initialDelayMs?: number; maxDelayMs?: number };
+  auth?: { type: 'bearer' | 'oauth'; credentialId?: string };
+  [key: string]: unknown;
+}
+
+/** `{name: config}` or `{mcpServers: {name: config}}`. */
+export type ServersConfig = Record<string, ServerConfig> | { mcpServers: Record<string, ServerConfig> };
+
+export interface RuntimeOptions {
+  /** Where mcprt.mjs is; default: next to index.js. */
+  moduleUrl?: string | URL;
+  /** Passed to the Emscripten module factory (e.g. wasmBinary, locateFile). */
+  moduleArgs?: Record<string, unknown>;
+  clientName?: string;
+  clientVersion?: string;
+  /** How long discoverAndLoad waits before serving cached tools (default 250). */
+  startupGateMs?: number;
+  /** false: never wait for servers without a cache entry; their tools arrive later. */
+  waitForUncached?: boolean;
+  /** Default per-server connect + list timeout in ms (default 30000). */
+  timeoutMs?: number;
+  /** Default tools/call timeout in ms; 0 = none (default). */
+  toolTimeoutMs?: number;
+  /** Tool cache in IndexedDB: true (default, db "mcprt", store "tools"), false, or names. */
+  cache?: boolean | { database?: string; store?: string };
+  /** Console log level (default "warn"). */
+  logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Shown as the config's source ("mcp:<server> via <sourceName>"). Default "page". */
+  sourceName?: string;
+}
+
+export interface SourceInfo {
+  provider: string;
+  providerName: string;
+  path: string;
+  level: 'user' | 'project' | 'native';
+}
+
+export interface ToolInfo {
+  /** mcp_<server>_<tool>: the name to call. */
+  name: string;
+  server: string;
+  /** The server's own tool name. */
+  tool: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  /** `<server>/<tool>` */
+  label: string;
+  /** Built from the cache while the server is still connecting. */
+  deferred: boolean;
+  /** "mcp:<server> via <source>" */
+  path: string;
+}
+
+export interface LoadError {
+  path: string;
+  error: string;
+  /** Empty for file-level errors. */
+  server: string;
+}
+
+export interface LoadResult {
+  tools: ToolInfo[];
+  errors: LoadError[];
+  warnings: string[];
+  connectedServers: string[];
+}
+
+export interface CallResult {
+  /** The MCP content blocks, unchanged. */
+  content: Array<Record<string, unknown>>;
+  structuredContent: unknown;
+  isError: boolean;
+  /** Text rendering for a model (text blocks joined, resources as [Resource: uri]). */
+  text: string;
+  truncated: boolean;
+}
+
+export interface CallOptions {
+  /** Aborting rejects the call with an AbortError and cancels it on the server. */
+  signal?: AbortSignal;
+  /** notifications/progress params: {progressToken, progress, total?, message?}. */
+  onProgress?: (progress: { progress: number; total?: number; message?: string; [key: string]: unknown }) => void;
+}
+
+export interface ErrorInfo {
+  code: string;
+  message: string;
+  wireCode?: number;
+  data?: unknown;
+}
+
+export type ServerPhase = 'connecting' | 'connected' | 'reconnecting' | 'disconnected' | 'failed';
+
+export interface ServerStatus {
+  name: string;
+  status: 'connected' | 'connecting' | 'disconnected';
+  phase: ServerPhase;
+  attempts: number;
+  toolCount: number;
+  toolsFromCache: boolean;
+  circuitOpen: boolean;
+  source: SourceInfo;
+  error: ErrorInfo | null;
+}
+
+export interface StatusEvent {
+  server: string;
+  phase: ServerPhase;
+  toolCount: number;
+  source: SourceInfo;
+  error: ErrorInfo | null;
+}
+
+/** A failure from the runtime; `code` is the core's error code ("transport", "timeout", ...). */
+export declare class McprtError extends Error {
+  constructor(detail?: ErrorInfo);
+  code: string;
+  wireCode?: number;
+  data?: unknown;
+}
+
+export interface Runtime {
+  /** Connects to `servers`; resolves at the startup gate. Replaces an earlier configuration. */
+  discoverAndLoad(options: { servers: ServersConfig }): Promise<LoadResult>;
+  /** Disconnects all, rediscovers the same servers, reconnects. */
+  reload(): Promise<LoadResult>;
+  /** The current tools, sorted by name. */
+  tools(): ToolInfo[];
+  /** One server's state (undefined when unknown), or every server's. */
+  status(name: string): ServerStatus | undefined;
+  status(): ServerStatus[];
+  /** Calls a tool by its mcp_ name. Tool failures resolve with isError; abort rejects (AbortError). */
+  callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallResult>;
+  disconnectServer(name: string): Promise<void>;
+  disconnectAll(): Promise<void>;
+  /** Returns the unsubscribe function. */
+  onToolsChanged(callback: (tools: ToolInfo[]) => void): () => void;
+  /** Returns the unsubscribe function. */
+  onStatus(callback: (event: StatusEvent) => void): () => void;
+  /** Closes every connection and frees the module's objects; pending promises reject. */
+  dispose(): void;
+  readonly disposed: boolean;
+}
+
+/** Loads the wasm module (once per moduleUrl) and creates a runtime. */
+export declare function createRuntime(options?: RuntimeOptions): Promise<Runtime>;
