@@ -213,24 +213,24 @@ void FetchRequest::abort() {
 
 std::string prefix(const FetchRequest& r) { return r.method + " " + r.url; }
 
+// Errors before the head carry no "METHOD url" prefix: the core's HTTP layer adds it
+// (http_common.cpp); a body error comes after the head, where the core does not.
 Error end_error(const FetchRequest& r, FetchEnd kind, const std::string& message) {
   switch (kind) {
     case FetchEnd::network_with_cause:
-      return Error::make(ErrorCode::transport, prefix(r) + " failed: " + message,
-                         json{{"url", r.url}});
+      return Error::make(ErrorCode::transport, message, json{{"url", r.url}});
     case FetchEnd::network_opaque: {
       // A browser reports a refused connection, a DNS failure and a CORS rejection the
       // same way; say both, with the CORS fix.
       Error e = make_cors_error(r.url);
-      e.message = prefix(r) + " failed (" + message +
-                  "): the server may be unreachable, or " + e.message;
+      e.message = message + ": the server may be unreachable, or " + e.message;
       return e;
     }
     case FetchEnd::platform_abort:
-      return Error::make(ErrorCode::aborted, prefix(r) + ": " + message);
+      return Error::make(ErrorCode::aborted, message);
     case FetchEnd::opaque_redirect:
       return Error::make(ErrorCode::transport,
-                         prefix(r) + ": " + message + "; configure the URL the redirect leads to",
+                         message + "; configure the URL the redirect leads to",
                          json{{"url", r.url}, {"redirect", true}});
     case FetchEnd::body_error:
       return Error::make(ErrorCode::transport, prefix(r) + ": the response body was cut short: " + message,
@@ -239,7 +239,7 @@ Error end_error(const FetchRequest& r, FetchEnd kind, const std::string& message
     case FetchEnd::other:
       break;
   }
-  return Error::make(ErrorCode::transport, prefix(r) + " failed: " + message, json{{"url", r.url}});
+  return Error::make(ErrorCode::transport, message, json{{"url", r.url}});
 }
 
 std::shared_ptr<FetchRequest> find_request(int id) {
@@ -363,8 +363,7 @@ Result<std::unique_ptr<HttpRequestHandle>> WebFetchHttpClient::send(HttpRequest 
       self->head_timer.release();
       mcprt_js_fetch_abort(self->id);
       self->complete(Error::make(ErrorCode::timeout,
-                                 prefix(*self) + ": no response within " +
-                                     std::to_string(timeout_ms) + " ms",
+                                 "no response within " + std::to_string(timeout_ms) + " ms",
                                  json{{"url", self->url}}));
     }));
   }
