@@ -73,6 +73,70 @@ TEST(ToolNames, LongCollidingNamesStayWithinCap) {
   EXPECT_LE(names[1].size(), 40u);
 }
 
+TEST(ToolNames, HashSuffixIsPinned) {
+  // Persisted in agents' transcripts and prompt caches: a change must be deliberate.
+  std::string name = make_tool_name("srv", std::string(100, 'a'));
+  EXPECT_EQ(name, "mcp_srv_" + std::string(47, 'a') + "_7ce085b5");
+  auto names = assign_tool_names({{"s", "a.b"}, {"s", "a_b"}});
+  EXPECT_EQ(names[1], "mcp_s_a_b_451de1fa");
+}
+
+TEST(ToolNames, EmptyServerAndToolStillGiveAName) {
+  EXPECT_EQ(make_tool_name("", ""), "mcp__");
+  EXPECT_EQ(make_tool_name("s", ""), "mcp_s_");
+  auto names = assign_tool_names({{"", ""}, {"", ""}});
+  EXPECT_NE(names[0], names[1]);
+}
+
+TEST(ToolNames, DigitsOnlyNamesAreKept) {
+  EXPECT_EQ(make_tool_name("123", "456"), "mcp_123_456");
+}
+
+TEST(ToolNames, UnicodeServerNameCollidingWithAsciiNameGetsDistinctNames) {
+  // "café" and "caf__" both sanitize to mcp_caf___t; bytes compare unsigned, so the ASCII
+  // server ('_' = 0x5F < 0xC3) keeps the plain name.
+  std::vector<RawToolRef> refs{{"caf\xC3\xA9", "t"}, {"caf__", "t"}};
+  auto names = assign_tool_names(refs);
+  EXPECT_EQ(names[1], "mcp_caf___t");
+  EXPECT_NE(names[0], names[1]);
+  EXPECT_EQ(names[0].rfind("mcp_caf___t_", 0), 0u);
+}
+
+TEST(ToolNames, UnicodeToolNamesDifferingOnlyInNonAsciiStayDistinct) {
+  // "ü" and "ö" both become "__": same plain name, different hash suffixes.
+  std::vector<RawToolRef> refs{{"s", "\xC3\xBC"}, {"s", "\xC3\xB6"}};
+  auto names = assign_tool_names(refs);
+  EXPECT_NE(names[0], names[1]);
+  EXPECT_TRUE(names[0] == "mcp_s___" || names[1] == "mcp_s___");
+}
+
+TEST(ToolNames, PlainNameEqualToAnotherToolsSuffixedNameStillDistinct) {
+  // ("s","a_b") is pushed to mcp_s_a_b_451de1fa by ("s","a.b"); a third tool literally
+  // named "a_b_451de1fa" then finds its plain name taken and moves on.
+  std::vector<RawToolRef> refs{{"s", "a.b"}, {"s", "a_b"}, {"s", "a_b_451de1fa"}};
+  auto names = assign_tool_names(refs);
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), 3u);
+  EXPECT_EQ(names[0], "mcp_s_a_b");
+  EXPECT_EQ(names[1], "mcp_s_a_b_451de1fa");
+  EXPECT_NE(names[2], "mcp_s_a_b_451de1fa");
+}
+
+TEST(ToolNames, ManyCollisionsInOneServerAllDistinctAndCapped) {
+  // Every punctuation variant of "a?b" sanitizes to mcp_s_a_b.
+  std::vector<RawToolRef> refs;
+  for (char c : std::string(".:/ @#$%^&*()+=!~")) refs.push_back({"s", std::string("a") + c + "b"});
+  auto names = assign_tool_names(refs);
+  EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), refs.size());
+  for (auto& n : names) EXPECT_LE(n.size(), 64u);
+}
+
+TEST(ToolNames, LongServerNameIsCappedToo) {
+  std::string server(100, 's');
+  std::string name = make_tool_name(server, "t");
+  EXPECT_EQ(name.size(), 64u);
+  EXPECT_NE(name, make_tool_name(server, "u"));  // the suffix tells the tools apart
+}
+
 TEST(Fnv1a64, KnownVectors) {
   EXPECT_EQ(fnv1a64(""), 14695981039346656037ull);
   EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);
