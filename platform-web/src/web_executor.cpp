@@ -19,7 +19,28 @@ extern "C" {
 EMSCRIPTEN_KEEPALIVE void mcprt_web_fire_timer(int executor_id, double timer_id) {
   mcprt::web::WebExecutor::fire(executor_id, static_cast<mcprt::TimerId>(timer_id));
 }
+EMSCRIPTEN_KEEPALIVE void mcprt_web_drain(int executor_id) { mcprt::web::WebExecutor::drain(executor_id); }
 }
+
+// One macrotask that runs the executor's queue. setImmediate (Node) and MessageChannel
+// (browsers, workers) are not clamped like nested setTimeout(0).
+EM_JS(void, mcprt_js_schedule_drain, (int executor_id), {
+  var run = function() { Module["_mcprt_web_drain"](executor_id); };
+  if (typeof setImmediate == "function") { setImmediate(run); return; }
+  if (typeof MessageChannel == "function") {
+    var channel = Module["mcprtDrainChannel"];
+    if (!channel) {
+      channel = new MessageChannel();
+      channel.queue = [];
+      channel.port1.onmessage = function() { var fn = channel.queue.shift(); if (fn) fn(); };
+      Module["mcprtDrainChannel"] = channel;
+    }
+    channel.queue.push(run);
+    channel.port2.postMessage(0);
+    return;
+  }
+  setTimeout(run, 0);
+});
 
 EM_JS(int, mcprt_js_set_timeout, (int executor_id, double timer_id, double delay_ms), {
   return setTimeout(function() { Module["_mcprt_web_fire_timer"](executor_id, timer_id); },
@@ -37,7 +58,32 @@ WebExecutor::~WebExecutor() {
   executors().erase(id_);
 }
 
-void WebExecutor::post(std::function<void()> fn) { post_after(Millis(0), std::move(fn)); }
+void WebExecutor::post(std::function<void()> fn) {
+  posted_.push_back(std::move(fn));
+  if (drain_scheduled_) return;
+  drain_scheduled_ = true;
+  mcprt_js_schedule_drain(id_);
+}
+
+void WebExecutor::drain(int executor_id) {
+  auto ex = executors().find(executor_id);
+  if (ex == executors().end()) return;
+  WebExecutor* self = ex->second;
+  self->drain_scheduled_ = false;
+  // Only what was queued before this drain: later posts get the next macrotask.
+  std::size_t n = self->posted_.size();
+  while (n-- > 0) {
+    auto fn = std::move(self->posted_.front());
+    self->posted_.pop_front();
+    if (fn) fn();
+    // The closure may have destroyed the executor.
+    if (executors().find(executor_id) == executors().end()) return;
+  }
+  if (!self->posted_.empty() && !self->drain_scheduled_) {
+    self->drain_scheduled_ = true;
+    mcprt_js_schedule_drain(executor_id);
+  }
+}
 
 TimerId WebExecutor::post_after(Millis delay, std::function<void()> fn) {
   TimerId id = next_++;

@@ -261,6 +261,31 @@ describe('WebIndexedDbStore (fake-indexeddb)', () => {
   });
 });
 
+describe('WebExecutor', () => {
+  test('Executor_RunsPostedClosuresLaterInOrderAndChainsComplete', async () => {
+    const c = call((id) => seams.executorPost(id, 20));
+    assert.deepEqual(c.events, [], 'nothing runs inside post()');
+    await waitFor(() => c.events.length === 40, 'every posted closure');
+    const plain = c.events.filter((e) => !e.chain).map((e) => e.index);
+    const chain = c.events.filter((e) => e.chain).map((e) => e.index);
+    assert.deepEqual(plain, [...Array(20).keys()], 'FIFO');
+    assert.deepEqual(chain, [...Array(20).keys()]);
+    assert.equal(c.events[0].chain, false, 'closures posted first run first');
+  });
+
+  test('Executor_TimersFireOnceAndCancelledTimersNever', async () => {
+    let timerId;
+    const cancelled = call((id) => { timerId = seams.executorTimer(id, 5); });
+    const fired = call((id) => { seams.executorTimer(id, 10); });
+    assert.equal(seams.executorCancel(timerId), true);
+    assert.equal(seams.executorCancel(timerId), false, 'a second cancel finds nothing');
+    // The 10 ms timer fires after the cancelled 5 ms one would have.
+    await waitFor(() => fired.events.length === 1, 'the timer');
+    assert.deepEqual(fired.events.map((e) => e.kind), ['fired']);
+    assert.deepEqual(cancelled.events, []);
+  });
+});
+
 describe('WebConsoleLogger', () => {
   test('Logger_WritesEachLevelToItsConsoleMethodWithAPrefix', () => {
     const seen = [];

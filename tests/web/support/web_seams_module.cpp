@@ -112,6 +112,31 @@ void kv_remove(int call_id, const std::string& db, const std::string& name, cons
 // Destroys the store object (its IndexedDB data stays).
 void kv_drop(const std::string& db, const std::string& name) { seams().stores.erase({db, name}); }
 
+// Posts `count` closures at once, plus a chain of `count` closures each posted by the
+// previous one; every closure reports {"chain": bool, "index": i}.
+void executor_post(int call_id, int count) {
+  auto& ex = seams().executor;
+  for (int i = 0; i < count; ++i) {
+    ex.post([call_id, i] { emit(call_id, "ran", {{"chain", false}, {"index", i}}); });
+  }
+  struct Chain {
+    static void step(int call_id, int i, int count) {
+      emit(call_id, "ran", {{"chain", true}, {"index", i}});
+      if (i + 1 < count) seams().executor.post([=] { step(call_id, i + 1, count); });
+    }
+  };
+  if (count > 0) ex.post([=] { Chain::step(call_id, 0, count); });
+}
+
+// A timer that reports "fired"; returns its id for executorCancel.
+double executor_timer(int call_id, int delay_ms) {
+  return static_cast<double>(seams().executor.post_after(
+      mcprt::Millis(delay_ms), [call_id] { emit(call_id, "fired", json::object()); }));
+}
+bool executor_cancel(double timer_id) {
+  return seams().executor.cancel_timer(static_cast<mcprt::TimerId>(timer_id));
+}
+
 void log_at(int level, const std::string& message) {
   seams().logger.log(static_cast<mcprt::LogLevel>(level), message);
 }
@@ -127,4 +152,7 @@ EMSCRIPTEN_BINDINGS(mcprt_web_seams) {
   emscripten::function("kvRemove", &kv_remove);
   emscripten::function("kvDrop", &kv_drop);
   emscripten::function("log", &log_at);
+  emscripten::function("executorPost", &executor_post);
+  emscripten::function("executorTimer", &executor_timer);
+  emscripten::function("executorCancel", &executor_cancel);
 }

@@ -1,10 +1,17 @@
 #pragma once
 // Browser/Node event-loop executor for the wasm build.
-// [x] post            → queueMicrotask-free: setTimeout(0) so callbacks never nest in JS frames
+// [x] post            → a C++ FIFO drained by one JS macrotask per batch (setImmediate in
+//                       Node, a MessageChannel message in browsers, else setTimeout 0):
+//                       callbacks never nest inside the poster's JS frame, and a chain of
+//                       posts does not pay the browsers' 4 ms clamp on nested setTimeout
 // [x] post_after      → setTimeout, cancel_timer → clearTimeout
 // [x] now             → performance.now() (monotonic)
 // [ ] threads         → none: everything runs on the JS event loop (no pthreads, no Asyncify)
+//
+// A drain runs the closures queued when it starts; closures they post wait for the next
+// macrotask, so I/O callbacks (fetch, IndexedDB) interleave with long chains of posts.
 
+#include <deque>
 #include <functional>
 #include <map>
 
@@ -26,6 +33,8 @@ class WebExecutor final : public Executor {
 
   // Called from JS when timer `id` fires (exported as mcprt_web_fire_timer).
   static void fire(int executor_id, TimerId id);
+  // Called from JS for a scheduled drain (exported as mcprt_web_drain).
+  static void drain(int executor_id);
 
  private:
   struct Task {
@@ -35,6 +44,8 @@ class WebExecutor final : public Executor {
   int id_;
   TimerId next_ = 1;
   std::map<TimerId, Task> tasks_;
+  std::deque<std::function<void()>> posted_;
+  bool drain_scheduled_ = false;
 };
 
 }  // namespace mcprt::web
