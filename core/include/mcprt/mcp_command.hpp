@@ -46,7 +46,7 @@ struct McpCommandOptions {
   std::function<DiscoveryResult()> discover;
   // Where enable/disable/add/remove write. Null fs or empty path = those are unavailable.
   FileSystem* fs = nullptr;
-  std::string user_config_path;  // the native user file (native_user_config_path)
+  std::string user_config_path;  // the native user file (discovery.hpp: native_user_config_path)
 };
 
 class McpCommandController {
@@ -68,10 +68,6 @@ class McpCommandController {
   struct Impl;
   std::shared_ptr<Impl> impl_;
 };
-
-// `$XDG_CONFIG_HOME/<app>/mcp.json` (else `<home>/.config/<app>/mcp.json`): the native user
-// file that `/mcp enable|disable|add|remove` edit. Empty when neither is known.
-std::string native_user_config_path(const DiscoveryContext& ctx);
 
 // Splits a command line into words: whitespace separates, '…' and "…" group (backslash
 // escapes inside "…" and outside quotes). An unterminated quote runs to the end.

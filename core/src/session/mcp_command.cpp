@@ -102,16 +102,6 @@ std::vector<std::string> split_command_line(std::string_view line) {
   return words;
 }
 
-std::string native_user_config_path(const DiscoveryContext& ctx) {
-  std::string base = ctx.xdg_config_home;
-  if (base.empty()) {
-    if (ctx.home.empty()) return {};
-    base = ctx.home + "/.config";
-  }
-  while (base.size() > 1 && base.back() == '/') base.pop_back();
-  return base + "/" + (ctx.app_name.empty() ? std::string("mcprt") : ctx.app_name) + "/mcp.json";
-}
-
 struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
   Impl(McpSession& s, McpCommandOptions o, DiscoveryResult d)
       : session(s), options(std::move(o)), discovery(std::move(d)) {}

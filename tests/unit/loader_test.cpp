@@ -1,0 +1,175 @@
+// The loader facade (SPEC §7, §2.5, §9 rows "discovery itself fails" and "invalid server
+// config"): discovery → manager → gate, reported as tools and {path, error} entries.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mcprt/loader.hpp"
+#include "mcprt/memory_store.hpp"
+#include "session_test_support.hpp"
+
+namespace mcprt {
+namespace {
+
+using ::testing::HasSubstr;
+
+class Loader : public unit::SessionFixture {
+ protected:
+  // Runs the loader to its result (the gate returns without the clock moving when every
+  // server answers at once).
+  LoadResult load(LoaderOptions options = {}, ManagerServices s = {}) {
+    if (!s.executor) s = services();
+    std::optional<LoadResult> out;
+    discover_and_load_tools(ctx, s, std::move(options), [&](LoadResult r) { out = std::move(r); });
+    EXPECT_FALSE(out.has_value()) << "done ran inside discover_and_load_tools";
+    ex.run_until_idle();
+    EXPECT_TRUE(out.has_value());
+    return out ? std::move(*out) : LoadResult{};
+  }
+  static std::vector<std::string> names(const std::vector<std::shared_ptr<McpTool>>& tools) {
+    std::vector<std::string> out;
+    for (const auto& t : tools) out.push_back(t->name());
+    return out;
+  }
+};
+
+// A provider whose load throws: the stand-in for any unexpected failure of discovery.
+class ThrowingProvider final : public ConfigProvider {
+ public:
+  std::string id() const override { return "boom"; }
+  std::string display_name() const override { return "Boom"; }
+  int priority() const override { return 1000; }
+  std::vector<ParsedConfig> load(const DiscoveryContext&) const override {
+    throw std::runtime_error("the config store is unreachable");
+  }
+};
+
+TEST_F(Loader, Loader_EnableMcpFalseDoesNoMcpWorkAndReturnsAnEmptyResult) {
+  serve("demo", {"echo"});
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}});
+  LoaderOptions o;
+  o.enable_mcp = false;
+  LoadResult r = load(o);
+  EXPECT_TRUE(r.tools.empty());
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.manager, nullptr);
+  EXPECT_EQ(fs.reads, 0);  // not even discovery ran
+  EXPECT_EQ(farm.attempts("demo"), 0u);
+}
+
+TEST_F(Loader, Loader_Sec9_CriticalDiscoveryFailureGivesNoToolsAndOneSyntheticError) {
+  serve("demo", {"echo"});
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}});
+  LoaderOptions o;
+  o.discovery.extra_providers.push_back(std::make_shared<ThrowingProvider>());
+  LoadResult r = load(o);
+  EXPECT_TRUE(r.tools.empty());
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].path, ".mcp.json");
+  EXPECT_THAT(r.errors[0].error, HasSubstr("the config store is unreachable"));
+  // The session still starts: a manager exists (for a later /mcp reload), with nothing in it.
+  ASSERT_NE(r.manager, nullptr);
+  EXPECT_TRUE(r.manager->tools().empty());
+  EXPECT_EQ(farm.attempts("demo"), 0u);
+}
+
+TEST_F(Loader, Loader_ReturnsTheGateToolsConnectedServersAndTheManager) {
+  serve("demo", {"echo", "add"});
+  serve("files", {"read"});
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}});
+  write(kClaudeFile, {{"mcpServers", {{"files", server("files")}}}});
+  LoadResult r = load();
+  EXPECT_EQ(names(r.tools),
+            (std::vector<std::string>{"mcp_demo_add", "mcp_demo_echo", "mcp_files_read"}));
+  EXPECT_EQ(r.connected_servers, (std::vector<std::string>{"demo", "files"}));
+  EXPECT_TRUE(r.errors.empty());
+  ASSERT_NE(r.manager, nullptr);
+  EXPECT_EQ(r.manager->connection_status("demo"), ConnectionStatus::connected);
+  EXPECT_EQ(r.tools[2]->info().path, "mcp:files via Claude Code");
+}
+
+TEST_F(Loader, Loader_PerServerConnectErrorsCarryTheServersSourcePath) {
+  serve("demo", {"echo"});
+  farm.fail_connect("files", Error::make(ErrorCode::transport, "Server \"files\": spawn failed"));
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}});
+  write(kClaudeFile, {{"mcpServers", {{"files", server("files")}}}});
+  LoadResult r = load();
+  EXPECT_EQ(names(r.tools), std::vector<std::string>{"mcp_demo_echo"});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].path, kClaudeFile);
+  EXPECT_EQ(r.errors[0].server, "files");
+  EXPECT_THAT(r.errors[0].error, HasSubstr("spawn failed"));
+  EXPECT_TRUE(log.has(LogLevel::warn, "\"files\""));  // the loader logs per-server errors
+}
+
+TEST_F(Loader, Loader_Sec9_InvalidServerAndBrokenFileAreErrorsWithTheirFilePath) {
+  serve("demo", {"echo"});
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}, {"nocmd", json::object()}}}});
+  fs.files["/work/.cursor/mcp.json"] = "{\n  \"mcpServers\": {,\n}";
+  LoadResult r = load();
+  EXPECT_EQ(names(r.tools), std::vector<std::string>{"mcp_demo_echo"});
+  bool invalid_server = false, broken_file = false;
+  for (const auto& e : r.errors) {
+    if (e.server == "nocmd") {
+      invalid_server = true;
+      EXPECT_EQ(e.path, kUserFile);
+      EXPECT_THAT(e.error, HasSubstr("Server \"nocmd\""));
+    }
+    if (e.path == "/work/.cursor/mcp.json") {
+      broken_file = true;
+      EXPECT_THAT(e.error, HasSubstr("/work/.cursor/mcp.json:2:"));
+    }
+  }
+  EXPECT_TRUE(invalid_server);
+  EXPECT_TRUE(broken_file);
+}
+
+TEST_F(Loader, Loader_UseCacheFalseLeavesTheStoreAlone) {
+  serve("demo", {"echo"});
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}});
+  MemoryKeyValueStore store(ex);
+  ManagerServices s = services();
+  s.cache_store = &store;
+  s.wall_clock = [] { return std::int64_t{1'750'000'000'000}; };
+
+  LoaderOptions off;
+  off.use_cache = false;
+  LoadResult r1 = load(off, s);
+  ASSERT_EQ(r1.tools.size(), 1u);
+  EXPECT_TRUE(store.entries().empty());
+
+  r1.manager.reset();
+  ex.run_until_idle();
+  LoadResult r2 = load(LoaderOptions{}, s);
+  ASSERT_EQ(r2.tools.size(), 1u);
+  EXPECT_EQ(store.entries().size(), 1u);  // with the cache on, tools/list is saved
+}
+
+TEST_F(Loader, Loader_ForwardsStatusEventsWithTheSource) {
+  serve("demo", {"echo"});
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}});
+  std::vector<StatusEvent> events;
+  LoaderOptions o;
+  o.on_status = [&](const StatusEvent& e) { events.push_back(e); };
+  LoadResult r = load(o);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front().server, "demo");
+  EXPECT_EQ(events.front().phase, ServerPhase::connecting);
+  EXPECT_EQ(events.back().phase, ServerPhase::connected);
+  EXPECT_EQ(events.back().source.path, kUserFile);
+}
+
+TEST_F(Loader, Loader_ExaKeysAreExtractedAndTheExaServerDropped) {
+  write(kUserFile, {{"mcpServers", {{"exa", {{"url", "https://mcp.exa.ai/mcp?exaApiKey=k123"}}}}}});
+  LoadResult r = load();
+  EXPECT_EQ(r.exa_api_keys, std::vector<std::string>{"k123"});
+  EXPECT_TRUE(r.tools.empty());
+  EXPECT_EQ(farm.attempts("exa"), 0u);
+}
+
+}  // namespace
+}  // namespace mcprt

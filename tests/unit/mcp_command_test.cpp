@@ -1,0 +1,239 @@
+// The /mcp command controller (SPEC §8): every subcommand's answer, and the user-file
+// rewrites of enable/disable/add/remove, over real discovery and a real manager whose
+// servers are FakeServers.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "mcprt/mcp_command.hpp"
+#include "session_test_support.hpp"
+
+namespace mcprt {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+class McpCommand : public unit::SessionFixture {
+ protected:
+  void SetUp() override {
+    serve("demo", {"echo", "add"});
+    serve("files", {"read"});
+    write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}});
+    write(kClaudeFile, {{"mcpServers", {{"files", server("files")}}}});
+  }
+  bool has_tool(const std::string& name) const { return registry.contains(name); }
+};
+
+TEST(McpCommandLine, SplitsWordsWithQuotesAndEscapes) {
+  EXPECT_EQ(split_command_line("  /mcp add  x -- node 'a b' \"c \\\"d\\\"\" e\\ f  "),
+            (std::vector<std::string>{"/mcp", "add", "x", "--", "node", "a b", "c \"d\"", "e f"}));
+  EXPECT_TRUE(split_command_line("   ").empty());
+  EXPECT_EQ(split_command_line("''"), std::vector<std::string>{""});
+}
+
+TEST_F(McpCommand, List_ShowsEveryServerWithStatusToolCountAndSource) {
+  start();
+  std::string out = run("/mcp list");
+  EXPECT_THAT(out, HasSubstr("MCP servers (2):"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("demo +connected +2 tools +mcprt \\(native\\) " +
+                                            std::string(kUserFile)));
+  EXPECT_THAT(out, ::testing::ContainsRegex("files +connected +1 tool +Claude Code \\(user\\) " +
+                                            std::string(kClaudeFile)));
+}
+
+TEST_F(McpCommand, List_ShowsFailedServersWithTheirErrorAndDisabledOnes) {
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}, {"off", server("off")}}},
+                    {"disabledServers", {"off"}}});
+  farm.fail_connect("files", Error::make(ErrorCode::transport, "spawn failed: no such file"));
+  start();
+  std::string out = run("/mcp");  // bare /mcp lists
+  EXPECT_THAT(out, ::testing::ContainsRegex("files +failed"));
+  EXPECT_THAT(out, HasSubstr("error: "));
+  EXPECT_THAT(out, HasSubstr("spawn failed: no such file"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("off +disabled"));
+}
+
+TEST_F(McpCommand, Tools_ListsAllToolsOrThoseOfOneServer) {
+  start();
+  std::string all = run("/mcp tools");
+  EXPECT_THAT(all, HasSubstr("MCP tools (3):"));
+  EXPECT_THAT(all, HasSubstr("mcp_demo_add"));
+  EXPECT_THAT(all, HasSubstr("mcp_files_read"));
+  std::string one = run("/mcp tools files");
+  EXPECT_THAT(one, HasSubstr("Tools of \"files\" (1):"));
+  EXPECT_THAT(one, HasSubstr("mcp_files_read  files/read  tool read"));
+  EXPECT_THAT(one, Not(HasSubstr("mcp_demo_add")));
+  EXPECT_EQ(run("/mcp tools nosuch"), "Unknown server \"nosuch\".\n");
+}
+
+TEST_F(McpCommand, Status_ShowsStateSourceToolsAndTheLastError) {
+  farm.fail_connect("files", Error::make(ErrorCode::exited, "Server \"files\": exited (code 3)"));
+  start();
+  std::string ok = run("/mcp status demo");
+  EXPECT_THAT(ok, HasSubstr("Server \"demo\""));
+  EXPECT_THAT(ok, HasSubstr("state:    connected"));
+  EXPECT_THAT(ok, HasSubstr("source:   mcprt (native) " + std::string(kUserFile)));
+  EXPECT_THAT(ok, HasSubstr("tools:    2"));
+  std::string bad = run("/mcp status files");
+  EXPECT_THAT(bad, HasSubstr("state:    failed"));
+  EXPECT_THAT(bad, HasSubstr("error:    "));
+  EXPECT_THAT(bad, HasSubstr("exited (code 3)"));
+  EXPECT_EQ(run("/mcp status ghost"), "Unknown server \"ghost\".\n");
+}
+
+TEST_F(McpCommand, Reload_PicksUpAnEditedConfigAndRefreshesTheRegistry) {
+  start();
+  ASSERT_TRUE(has_tool("mcp_demo_echo"));
+  serve("extra", {"ping_me"});
+  write(kUserFile, {{"mcpServers", {{"extra", server("extra")}}}});
+  std::string out = run("/mcp reload");
+  EXPECT_THAT(out, HasSubstr("Reloaded: 2 servers, 2 tools."));
+  EXPECT_THAT(out, HasSubstr("Connected \"extra\"."));
+  EXPECT_TRUE(has_tool("mcp_extra_ping_me"));
+  EXPECT_FALSE(has_tool("mcp_demo_echo"));
+  EXPECT_TRUE(has_tool("mcp_files_read"));
+  // Every server was reconnected: disconnect_all, then connect.
+  EXPECT_EQ(farm.attempts("files"), 2u);
+}
+
+TEST_F(McpCommand, Reconnect_OpensANewConnectionToOneServer) {
+  start();
+  std::string out = run("/mcp reconnect demo");
+  EXPECT_EQ(out, "Reconnected \"demo\" (2 tools).\n");
+  EXPECT_EQ(farm.attempts("demo"), 2u);
+  EXPECT_EQ(farm.attempts("files"), 1u);
+  EXPECT_EQ(run("/mcp reconnect ghost"), "Unknown server \"ghost\".\n");
+}
+
+TEST_F(McpCommand, Disable_WritesTheUserListsAndDisconnects) {
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}, {"enabledServers", {"files"}}});
+  start();
+  std::string out = run("/mcp disable files");
+  EXPECT_THAT(out, HasSubstr("Disabled \"files\" in " + std::string(kUserFile) + "."));
+  EXPECT_THAT(out, HasSubstr("Disconnected \"files\"."));
+  json doc = fs.read_json(kUserFile);
+  EXPECT_EQ(doc["disabledServers"], json::array({"files"}));
+  EXPECT_EQ(doc["enabledServers"], json::array());
+  EXPECT_EQ(doc["mcpServers"], json({{"demo", server("demo")}}));  // the rest is kept
+  EXPECT_FALSE(has_tool("mcp_files_read"));
+  EXPECT_TRUE(has_tool("mcp_demo_echo"));
+}
+
+TEST_F(McpCommand, Enable_WritesTheUserListsAndConnects) {
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}, {"disabledServers", {"files"}}});
+  start();
+  ASSERT_FALSE(has_tool("mcp_files_read"));
+  std::string out = run("/mcp enable files");
+  EXPECT_THAT(out, HasSubstr("Enabled \"files\" in " + std::string(kUserFile) + "."));
+  EXPECT_THAT(out, HasSubstr("Connected \"files\"."));
+  json doc = fs.read_json(kUserFile);
+  EXPECT_EQ(doc["disabledServers"], json::array());
+  EXPECT_EQ(doc["enabledServers"], json::array({"files"}));
+  EXPECT_TRUE(has_tool("mcp_files_read"));
+}
+
+TEST_F(McpCommand, AddCommand_WritesAStdioEntryAndConnectsIt) {
+  start();
+  serve("notes", {"take"});
+  std::string out = run("/mcp add notes -- node server.js --port '8 1'");
+  EXPECT_THAT(out, HasSubstr("Added \"notes\" to " + std::string(kUserFile) + "."));
+  EXPECT_THAT(out, HasSubstr("Connected \"notes\"."));
+  json doc = fs.read_json(kUserFile);
+  EXPECT_EQ(doc["mcpServers"]["notes"],
+            json({{"command", "node"}, {"args", {"server.js", "--port", "8 1"}}}));
+  EXPECT_TRUE(has_tool("mcp_notes_take"));
+  EXPECT_EQ(farm.attempts("demo"), 1u);  // the others were left alone
+}
+
+TEST_F(McpCommand, AddUrl_WritesAnHttpEntryAndCreatesTheFile) {
+  fs.files.erase(kUserFile);
+  start();
+  serve("web", {"search"});
+  std::string out = run("/mcp add web --url https://example.com/mcp");
+  EXPECT_THAT(out, HasSubstr("Added \"web\""));
+  json doc = fs.read_json(kUserFile);
+  EXPECT_EQ(doc["mcpServers"]["web"], json({{"url", "https://example.com/mcp"}}));
+  EXPECT_TRUE(has_tool("mcp_web_search"));
+}
+
+TEST_F(McpCommand, Add_RefusesBadNamesUrlsAndExistingEntries) {
+  start();
+  int writes = fs.writes;
+  EXPECT_THAT(run("/mcp add 'bad name' --url https://x.dev"), HasSubstr("Server \"bad name\""));
+  EXPECT_THAT(run("/mcp add web --url ftp://x.dev"), HasSubstr("is not an http:// or https:// URL"));
+  EXPECT_THAT(run("/mcp add demo -- other"), HasSubstr("already defined in"));
+  EXPECT_THAT(run("/mcp add web"), HasSubstr("Wrong arguments for /mcp add."));
+  EXPECT_EQ(fs.writes, writes);
+}
+
+TEST_F(McpCommand, Remove_DeletesTheEntryAndDisconnects) {
+  start();
+  std::string out = run("/mcp remove demo");
+  EXPECT_THAT(out, HasSubstr("Removed \"demo\" from " + std::string(kUserFile) + "."));
+  EXPECT_THAT(out, HasSubstr("Disconnected \"demo\"."));
+  EXPECT_EQ(fs.read_json(kUserFile)["mcpServers"], json::object());
+  EXPECT_FALSE(has_tool("mcp_demo_echo"));
+  EXPECT_TRUE(has_tool("mcp_files_read"));
+}
+
+TEST_F(McpCommand, Remove_OfAServerFromAnotherFileSaysWhereItComesFrom) {
+  start();
+  std::string out = run("/mcp remove files");
+  EXPECT_THAT(out, HasSubstr("Server \"files\" is not in " + std::string(kUserFile) + "."));
+  EXPECT_THAT(out, HasSubstr("Claude Code (user) " + std::string(kClaudeFile)));
+  EXPECT_TRUE(has_tool("mcp_files_read"));
+}
+
+TEST_F(McpCommand, Edit_RefusesToOverwriteAUserFileThatIsNotJson) {
+  start();
+  fs.files[kUserFile] = "{ not json";
+  EXPECT_THAT(run("/mcp disable demo"), HasSubstr("is not valid JSON"));
+  EXPECT_EQ(fs.files[kUserFile], "{ not json");
+}
+
+TEST_F(McpCommand, Edit_ReportsAFailedWrite) {
+  start();
+  fs.fail_writes = true;
+  EXPECT_THAT(run("/mcp disable demo"), HasSubstr("Cannot write " + std::string(kUserFile)));
+  EXPECT_TRUE(has_tool("mcp_demo_echo"));
+}
+
+TEST_F(McpCommand, UnknownSubcommandOrMissingArgumentAnswersUsage) {
+  start();
+  std::string out = run("/mcp frobnicate");
+  EXPECT_THAT(out, HasSubstr("Unknown subcommand \"frobnicate\"."));
+  EXPECT_THAT(out, HasSubstr("Usage: /mcp <command>"));
+  EXPECT_THAT(run("/mcp status"), HasSubstr("Wrong arguments for /mcp status."));
+  EXPECT_EQ(run("/mcp help"), McpCommandController::usage());
+}
+
+TEST_F(McpCommand, WithoutAManagerEveryCommandSaysMcpIsDisabled) {
+  McpSession bare(registry);
+  McpCommandController c(bare, {});
+  std::optional<std::string> out;
+  c.execute("/mcp list", [&](std::string s) { out = s; });
+  ex.run_until_idle();
+  EXPECT_EQ(out, "MCP is disabled.\n");
+}
+
+TEST_F(McpCommand, AnAnswerPendingWhenTheControllerDiesIsDropped) {
+  serve("slow", {"x"}, {"tools/list"});
+  start();
+  write(kUserFile, {{"mcpServers", {{"slow", server("slow")}}}});
+  bool answered = false;
+  mcp->execute("/mcp reload", [&](std::string) { answered = true; });
+  ex.run_until_idle();
+  ASSERT_FALSE(answered);  // the gate waits for the uncached slow server
+  mcp.reset();
+  auto* s = farm.latest("slow");
+  ASSERT_NE(s, nullptr);
+  s->reply(s->last_request("tools/list")["id"], {{"tools", json::array({unit::tool_def("x")})}});
+  ex.run_until_idle();
+  EXPECT_FALSE(answered);
+}
+
+}  // namespace
+}  // namespace mcprt
