@@ -54,8 +54,16 @@ namespace mcprt::web {
 WebExecutor::WebExecutor() : id_(g_next_executor++) { executors()[id_] = this; }
 
 WebExecutor::~WebExecutor() {
-  for (auto& [id, task] : tasks_) mcprt_js_clear_timeout(task.js_handle);
-  executors().erase(id_);
+  executors().erase(id_);  // a drain or timer already scheduled in JS finds nothing
+  // Closures may own objects whose destructors cancel timers or post: release them while
+  // the queues are still valid (and empty), until nothing is left.
+  while (!tasks_.empty() || !posted_.empty()) {
+    auto tasks = std::move(tasks_);
+    tasks_.clear();
+    auto posted = std::move(posted_);
+    posted_.clear();
+    for (auto& [id, task] : tasks) mcprt_js_clear_timeout(task.js_handle);
+  }
 }
 
 void WebExecutor::post(std::function<void()> fn) {

@@ -15,6 +15,7 @@ enum OpKind : int { kGet = 0, kPut = 1, kRemove = 2 };
 enum Outcome : int { kMissing = 0, kValue = 1, kFailed = 2 };
 
 struct PendingOp {
+  const void* owner = nullptr;  // the store that started it
   Executor* executor = nullptr;
   std::weak_ptr<bool> store_alive;
   std::string what;  // "get \"key\"" for messages
@@ -137,13 +138,27 @@ WebIndexedDbStore::WebIndexedDbStore(Executor& executor, std::string database,
       object_store_(std::move(object_store)),
       alive_(std::make_shared<bool>(true)) {}
 
-WebIndexedDbStore::~WebIndexedDbStore() = default;  // alive_ expires: late completions drop
+WebIndexedDbStore::~WebIndexedDbStore() {
+  // Late completions find nothing; the callbacks (which may own core objects) are
+  // released now, while the executor they may touch still exists.
+  alive_.reset();
+  auto& table = pending_ops();
+  for (auto it = table.begin(); it != table.end();) {
+    if (it->second.owner == this) {
+      auto done = std::move(it->second.done);
+      it = table.erase(it);
+      done = nullptr;  // may re-enter pending_ops(); the iterator is already past it
+    } else {
+      ++it;
+    }
+  }
+}
 
 void WebIndexedDbStore::start(int kind, const std::string& key, const std::string& value,
                               std::function<void(Result<std::optional<std::string>>)> done) {
   const int op = g_next_op++;
   static const char* const kNames[] = {"get", "put", "remove"};
-  pending_ops()[op] = PendingOp{&executor_, alive_,
+  pending_ops()[op] = PendingOp{this, &executor_, alive_,
                                 std::string(kNames[kind]) + " \"" + key + "\" in " + database_ +
                                     "/" + object_store_,
                                 std::move(done)};
