@@ -26,11 +26,7 @@ const freshCache = () => ({ database: `mcprt-runtime-test-${++dbCounter}`, store
 async function startForwardingProxy(target) {
   const parked = [];
   const state = { hold: false };
-  const server = await startLoopbackServer((req, res, body) => {
-    if (state.hold) {
-      parked.push(res);
-      return;
-    }
+  const forward = (req, res, body) => {
     const upstream = http.request(target, { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
                                   (answer) => {
                                     res.writeHead(answer.statusCode, answer.headers);
@@ -38,12 +34,19 @@ async function startForwardingProxy(target) {
                                   });
     upstream.on('error', () => res.destroy());
     upstream.end(body);
+  };
+  const server = await startLoopbackServer((req, res, body) => {
+    if (state.hold) parked.push({ req, res, body });
+    else forward(req, res, body);
   });
   return {
     url: server.url('/mcp'),
-    set hold(v) { state.hold = v; },
+    set hold(v) {
+      state.hold = v;
+      if (!v) for (const p of parked.splice(0)) forward(p.req, p.res, p.body);  // held requests go through late
+    },
     async close() {
-      for (const r of parked) r.destroy();
+      for (const p of parked) p.res.destroy();
       await server.close();
     },
   };
@@ -203,6 +206,41 @@ describe('mcprt runtime against the demo server', () => {
     const loaded = await rt.discoverAndLoad({ servers: { mcpServers: { local: { command: 'npx' } } } });
     assert.equal(loaded.tools.length, 0);
     assert.match(loaded.errors.map((e) => e.error).join('\n'), /stdio servers are not available in the browser/);
+  });
+
+  test('Runtime_LateServerToolsArriveThroughOnToolsChanged', async () => {
+    const proxy = await startForwardingProxy(demo.url);
+    try {
+      proxy.hold = true;  // the first connection attempt hangs: nothing at the gate
+      const rt = await runtime({ waitForUncached: false, startupGateMs: 10 });
+      const seen = [];
+      rt.onToolsChanged((tools) => seen.push(tools.map((t) => t.name)));
+      const loaded = await rt.discoverAndLoad({ servers: { late: { url: proxy.url } } });
+      assert.deepEqual(loaded.tools, []);
+      assert.equal(rt.status('late').status, 'connecting');
+      proxy.hold = false;  // the held initialize goes through now
+      await waitFor(() => seen.some((names) => names.includes('mcp_late_echo')), 'the late tools', 20000);
+      assert.equal(rt.tools().length, 6);
+      assert.equal((await rt.callTool('mcp_late_echo', { message: 'late' })).text, 'late');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('Runtime_DisposeDuringLoadRejectsAndClosesTheConnection', async () => {
+    let closed;
+    const sawClose = new Promise((resolve) => { closed = resolve; });
+    const silent = await startLoopbackServer((req, res) => { res.on('close', closed); });
+    try {
+      const rt = await runtime();
+      const loading = rt.discoverAndLoad({ servers: { silent: { url: silent.url('/mcp') } } });
+      await waitFor(() => silent.requests.length > 0, 'the initialize request');
+      rt.dispose();
+      await assert.rejects(loading, /disposed/);
+      await sawClose;  // the fetch was aborted: no socket outlives the runtime
+    } finally {
+      await silent.close();
+    }
   });
 
   test('Runtime_DisposeRejectsPendingCallsAndLaterUse', async () => {
