@@ -147,6 +147,9 @@ struct ParsedConfig {
   // The native user file's lists (SPEC §2.3): names always skipped / force-enabled.
   std::vector<std::string> disabled_servers;
   std::vector<std::string> enabled_servers;
+  // Where this document came from (ParseOptions::source, path filled in), so discovery
+  // knows a file's level even when it holds no servers or did not parse.
+  SourceInfo source;
 };
 
 // Parses a whole file. Invalid JSON gives exactly one error with line and column; an

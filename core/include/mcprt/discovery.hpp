@@ -31,6 +31,12 @@ namespace mcprt {
 
 using EnvLookup = std::function<std::optional<std::string>(std::string_view name)>;
 
+// Parses a TOML document (Codex's config.toml) into JSON: tables → objects, arrays →
+// arrays, dates and times → their TOML text. Core has no TOML parser (std + nlohmann_json
+// only), so the platform supplies one. On a syntax error the Error's message describes
+// the problem (without the path) and its `data` holds {"line", "column"} (1-based).
+using TomlParser = std::function<Result<json>(std::string_view text, std::string_view path)>;
+
 // Where discovery looks. The platform fills it (native: the process environment and the
 // real file system); tests use an in-memory tree and a map.
 struct DiscoveryContext {
@@ -43,7 +49,17 @@ struct DiscoveryContext {
   // `$XDG_CONFIG_HOME/<app>/mcp.json`, and shows `app_display_name`.
   std::string app_name = "mcprt";
   std::string app_display_name = "mcprt";
+  // Codex's TOML files; null = each Codex file that exists is a per-file error "TOML is
+  // not supported on this platform".
+  TomlParser parse_toml;
 };
+
+// The native provider's files (SPEC §2.1): `<cwd>/.<app>/mcp.json` (project level) and
+// `$XDG_CONFIG_HOME/<app>/mcp.json` (level native; it also holds the disabledServers /
+// enabledServers lists that `/mcp enable|disable` rewrite). Empty when cwd / home are
+// unknown.
+std::string native_project_config_path(const DiscoveryContext& ctx);
+std::string native_user_config_path(const DiscoveryContext& ctx);
 
 // One capability source (SPEC §2.1). Built-in providers read files; a host adds its own
 // (an in-memory map, a JS object in the browser) with make_programmatic_provider.
@@ -61,6 +77,19 @@ class ConfigProvider {
 
 // The built-in native providers of SPEC §2.1, highest priority first: native (app name),
 // claude, gemini, codex, cursor, windsurf, vscode, mcp-json.
+//
+// Levels: project files are SourceInfo::Level::project (dropped when
+// enable_project_config is false, including ~/.claude.json's `projects[<cwd>]` block);
+// the native provider's user file is Level::native; every other user file Level::user.
+// Within a provider the order is project files first (Claude: `projects[<cwd>]`, then
+// `.mcp.json`), then user files. Only the native user file's disabledServers /
+// enabledServers lists count. Format mapping per provider: Gemini `httpUrl` → http,
+// `url` without `type` → sse; Windsurf `serverUrl` → url; VS Code top-level `servers`
+// (JSONC, `${workspaceFolder}` → cwd); Codex `[mcp_servers.<name>]` (env_vars read from
+// ctx.env at discovery time, http_headers, env_http_headers and bearer_token_env_var →
+// headers with `${VAR}` values, enabled_tools/disabled_tools → include/exclude,
+// startup_timeout_sec/_ms → timeout, tool_timeout_sec → toolTimeout). For mapped formats
+// ServerConfig::raw stays the entry as written in the file.
 std::vector<std::shared_ptr<const ConfigProvider>> builtin_providers();
 
 // A provider over an in-memory `{"mcpServers": {...}}` document (or the bare server map).
@@ -111,6 +140,7 @@ struct DiscoveryResult {
   std::vector<ShadowedServer> shadowed;
   std::vector<std::string> disabled;        // names skipped as disabled (enabled:false, lists)
   std::vector<std::string> exa_api_keys;    // keys extracted by claim filters, deduplicated
+  std::vector<std::string> claimed;         // names dropped by a claim filter (e.g. Exa)
 };
 
 DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOptions& options = {});
@@ -121,12 +151,21 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
 ServerConfig substitute_variables(ServerConfig config, const EnvLookup& env,
                                   std::vector<ConfigError>* warnings);
 
+// How long a connect-time `!command` may run.
+inline constexpr Millis kShellCommandTimeout{10000};
+
 // Connect-time resolution (SPEC §2.4), on a copy used only to connect: env values (unless
 // envPolicy literal) and header values (unless origin-locked) that start with `!` run as
 // shell commands (10 s timeout; trimmed stdout; failure/timeout/empty drops the key;
 // results cached per process; identical concurrent commands run once); a value that is
 // exactly the name of a set environment variable becomes its value. Without a shell
 // runner, `!` values are dropped with a warning.
+//
+// Only successful command results are cached (per resolver: one resolver per manager, so
+// per process in practice); a failed command runs again on the next resolve, because the
+// usual cause (not logged in to a password manager yet) is fixed by the user. Warnings
+// name the server and the key, never the value or the command's output.
+// Destroying the resolver cancels every pending resolve (its `done` never runs).
 class ConnectTimeResolver {
  public:
   ConnectTimeResolver(Executor& executor, ShellRunner* shell, EnvLookup env, Logger* logger);

@@ -133,6 +133,8 @@ ParsedConfig parse_mcp_servers_json(std::string_view text, std::string_view path
                                     const ParseOptions& options) {
   if (all_whitespace(text)) {
     ParsedConfig empty;
+    empty.source = options.source;
+    if (empty.source.path.empty()) empty.source.path = std::string(path);
     return empty;
   }
   json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false,
@@ -142,6 +144,8 @@ ParsedConfig parse_mcp_servers_json(std::string_view text, std::string_view path
     json::sax_parse(text.begin(), text.end(), &locator, json::input_format_t::json,
                     /*strict=*/true, options.allow_comments);
     ParsedConfig out;
+    out.source = options.source;
+    if (out.source.path.empty()) out.source.path = std::string(path);
     ConfigError e = file_error(path, "invalid JSON");
     if (locator.failed) {
       // The message may quote the offending bytes; keep it valid UTF-8 for logs and JSON.
@@ -157,6 +161,8 @@ ParsedConfig parse_mcp_servers_json(std::string_view text, std::string_view path
 ParsedConfig parse_mcp_servers(const json& doc, std::string_view path,
                                const ParseOptions& options) {
   ParsedConfig out;
+  out.source = options.source;
+  if (out.source.path.empty()) out.source.path = std::string(path);
   if (!doc.is_object()) {
     out.errors.push_back(file_error(
         path, std::string("expected a JSON object at the top level (got ") + doc.type_name() + ")"));
