@@ -1,16 +1,26 @@
 #pragma once
-// The CLI's commands. Exit codes: 0 success, 1 a server or tool failed, 2 usage/config.
+// The `mcprt` CLI's commands (SPEC §10). Exit codes: 0 success, 1 a server or entry failed
+// (tools, list, status) or the tool answered isError (call), 2 usage or config error.
 
 #include <string>
 
 namespace mcprt::cli {
 
-struct ToolsCommandOptions {
-  std::string config_path;
-  std::string cwd;
-  bool json = false;
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;
+inline constexpr int kExitUsage = 2;
+
+struct GlobalOptions {
+  std::string cwd;          // --cwd: project directory (config lookup, server cwd)
+  std::string config_path;  // --config: use only this file instead of discovery
+  bool no_cache = false;    // --no-cache: neither read nor write the tool cache
 };
 
-int run_tools_command(const ToolsCommandOptions& options);
+int run_list(const GlobalOptions& options);
+int run_tools(const GlobalOptions& options, bool json);
+int run_call(const GlobalOptions& options, const std::string& tool, const std::string& arguments,
+             bool json);
+int run_status(const GlobalOptions& options, const std::string& server);
+int run_repl(const GlobalOptions& options);
 
 }  // namespace mcprt::cli

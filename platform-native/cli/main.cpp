@@ -1,33 +1,63 @@
-// The `mcprt` command-line host.
-//   mcprt tools [--config FILE] [--json]   connect to every server in parallel, list tools
+// The `mcprt` command-line host (SPEC §10).
+//   mcprt [--cwd DIR] [--config FILE] [--no-cache] <command>
+//     list                      servers, status, source, tool count
+//     tools [--json]            every MCP tool of every server
+//     call <tool> [JSON] [--json]  call one tool
+//     status [name]             one server's state, error and stderr tail (or all)
+//     repl                      /mcp commands and tool calls from stdin
 #include <CLI/CLI.hpp>
 
-#include <cstdio>
 #include <string>
 
 #include "cli_commands.hpp"
 
 int main(int argc, char** argv) {
+  using namespace mcprt::cli;
   CLI::App app{"mcprt — the MCP runtime for AI agents"};
   app.require_subcommand(1);
+  app.fallthrough();  // global options may follow the command (`mcprt tools --config f`)
   app.set_version_flag("--version", std::string("mcprt ") + MCPRT_VERSION);
 
-  mcprt::cli::ToolsCommandOptions tools;
+  GlobalOptions global;
+  app.add_option("--cwd", global.cwd, "Project directory (config lookup and server cwd)");
+  app.add_option("--config", global.config_path,
+                 "Use only this config file ({\"mcpServers\": ...}) instead of discovering the "
+                 "user's configs");
+  app.add_flag("--no-cache", global.no_cache, "Do not read or write the tool cache");
+
+  auto* list_cmd = app.add_subcommand("list", "List the configured MCP servers with status and source");
+
+  bool tools_json = false;
   auto* tools_cmd = app.add_subcommand(
       "tools", "Connect to every configured MCP server in parallel and list their tools");
-  tools_cmd->add_option("--config", tools.config_path,
-                        "Config file with an mcpServers object (default: ./.mcprt/mcp.json, "
-                        "then ./.mcp.json)");
-  tools_cmd->add_flag("--json", tools.json, "Print one JSON object instead of text");
-  tools_cmd->add_option("--cwd", tools.cwd, "Working directory for servers and config lookup");
+  tools_cmd->add_flag("--json", tools_json, "Print one JSON object instead of text");
+
+  std::string call_tool;
+  std::string call_args = "{}";
+  bool call_json = false;
+  auto* call_cmd = app.add_subcommand("call", "Call one tool: mcprt call <tool> '<json-args>'");
+  call_cmd->add_option("tool", call_tool, "Tool name (mcp_<server>_<tool>)")->required();
+  call_cmd->add_option("arguments", call_args, "Arguments as a JSON object (default {})");
+  call_cmd->add_flag("--json", call_json, "Print the result as JSON");
+
+  std::string status_name;
+  auto* status_cmd = app.add_subcommand("status", "Show a server's state, error and stderr tail");
+  status_cmd->add_option("name", status_name, "Server name (default: every server)");
+
+  auto* repl_cmd = app.add_subcommand(
+      "repl", "Read lines from stdin: /mcp commands, '<tool> <json>' calls, /quit");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;  // usage errors exit 2
+    return rc == 0 ? kExitOk : kExitUsage;
   }
 
-  if (tools_cmd->parsed()) return mcprt::cli::run_tools_command(tools);
-  return 2;
+  if (list_cmd->parsed()) return run_list(global);
+  if (tools_cmd->parsed()) return run_tools(global, tools_json);
+  if (call_cmd->parsed()) return run_call(global, call_tool, call_args, call_json);
+  if (status_cmd->parsed()) return run_status(global, status_name);
+  if (repl_cmd->parsed()) return run_repl(global);
+  return kExitUsage;
 }

@@ -1,0 +1,102 @@
+#pragma once
+// NativeHost: everything a native host (the `mcprt` CLI, examples, simple agents) needs to
+// run the MCP lifecycle, built together: the native services, discovery of the user's
+// configs, the loader, a tool registry bound to the manager, and the `/mcp` controller.
+//
+//   mcprt::native::NativeHost host({.cwd = "/repo"});
+//   mcprt::LoadResult r = host.load();          // blocks: discovery, connect, startup gate
+//   host.registry().call("mcp_fs_read", args, {}, done);
+//   host.run_until([&] { return finished; }, Millis(60000));
+//
+// Implements:
+//  [x] NativeExecutor (pumped on the caller's thread by the blocking helpers), SpdlogLogger,
+//      NativeProcessLauncher, NativeHttpClient, NativeShellRunner, NativeFileSystem
+//  [x] discovery from the built-in providers (make_native_discovery_context), or from one
+//      config file only (`config_file`, the CLI's --config)
+//  [x] the tool cache in NativeFileStore (default dir, or `cache_dir`); `use_cache = false`
+//  [x] MCPRT_TIMEOUT_MS overrides the default server timeout
+//  [x] load(): discover_and_load_tools with a blocking wait (blocking lives here, never in
+//      core); shutdown(): disconnect_all and wait until every child process was reaped
+//  [ ] no background loop thread: the host thread pumps (use executor().start_thread()
+//      and post() instead if you need one — then do not call the blocking helpers)
+//
+// Threading: every method belongs to the thread that pumps the executor. Destroying the
+// host shuts everything down (bounded) before the services go.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "mcprt/loader.hpp"
+#include "mcprt/mcp_command.hpp"
+#include "mcprt/native/executor.hpp"
+#include "mcprt/native/logger.hpp"
+#include "mcprt/session.hpp"
+
+namespace mcprt::native {
+
+struct NativeHostOptions {
+  std::string cwd;                   // empty = the current directory
+  std::string app_name = "mcprt";    // `.<app>/mcp.json`, `$XDG_CONFIG_HOME/<app>/mcp.json`
+  std::string app_display_name = "mcprt";
+  // Non-empty: read only this file (`{"mcpServers": …}`) instead of discovering the
+  // user's configs; `/mcp add|remove|enable|disable` then edit this file.
+  std::string config_file;
+  bool use_cache = true;
+  std::string cache_dir;             // empty = $XDG_CACHE_HOME/mcprt (else ~/.cache/mcprt)
+  LoaderOptions loader;              // enable_mcp, discovery and manager options, on_status
+  SpdlogLoggerOptions log;
+};
+
+class NativeHost {
+ public:
+  explicit NativeHost(NativeHostOptions options = {});
+  ~NativeHost();
+  NativeHost(const NativeHost&) = delete;
+  NativeHost& operator=(const NativeHost&) = delete;
+
+  // Checks what load() would fail on before any connection: the cwd is a directory, the
+  // config file (when given) exists and parses. The error names the path (and line and
+  // column for invalid JSON).
+  Status check() const;
+
+  // Discovery → connect → startup gate, pumping the executor on this thread until the
+  // loader answers (at most `limit`). Binds the registry to the new manager. Call once.
+  LoadResult load(Millis limit = Millis(10 * 60 * 1000));
+
+  // Rediscovery as load() does it (the `/mcp reload` source).
+  DiscoveryResult discover();
+
+  // Pumps the executor until `pred()` is true or `limit` passed. Returns pred().
+  bool run_until(const std::function<bool()>& pred, Millis limit);
+  // Starts `op` (which gets a completion callback), pumps until it completes or `limit`.
+  // Returns false on timeout.
+  bool wait(const std::function<void(std::function<void()> complete)>& op, Millis limit);
+
+  // disconnect_all and pump until every transport closed (bounded by `limit`).
+  void shutdown(Millis limit = Millis(5000));
+
+  NativeExecutor& executor();
+  Logger& logger();
+  ManagerServices services();
+  const DiscoveryContext& discovery_context() const;
+  const std::string& cwd() const;
+  // The file `/mcp enable|disable|add|remove` edit.
+  std::string user_config_path() const;
+
+  ToolRegistry& registry();
+  McpSession& session();
+  McpCommandController& commands();  // after load()
+  std::shared_ptr<McpManager> manager() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The default server timeout: MCPRT_TIMEOUT_MS when it is a non-negative integer (a bad
+// value is ignored with a warning on `logger`), else 30 s.
+Millis default_timeout_from_env(Logger* logger);
+
+}  // namespace mcprt::native
