@@ -105,7 +105,8 @@ json tool_list() {
 
 class McpServer {
  public:
-  explicit McpServer(std::string scenario) : scenario_(std::move(scenario)) {}
+  explicit McpServer(std::string scenario, long delay_ms = 0)
+      : scenario_(std::move(scenario)), delay_ms_(delay_ms) {}
 
   int run() {
     if (scenario_ == "ignore_sigterm") {
@@ -140,6 +141,7 @@ class McpServer {
     if (scenario_ == "hang_initialize") return;
 
     if (method == "initialize") {
+      if (scenario_ == "slow_initialize" && delay_ms_ > 0) ::usleep(static_cast<useconds_t>(delay_ms_) * 1000);
       if (scenario_ == "huge_line") {
         const std::size_t total = env_size("MCPRT_SCRIPTED_HUGE_BYTES", 100u * 1000 * 1000);
         const std::string chunk(1024 * 1024, 'x');
@@ -218,6 +220,7 @@ class McpServer {
   }
 
   std::string scenario_;
+  long delay_ms_ = 0;
 };
 
 int slow_cat() {
@@ -297,6 +300,9 @@ int run_scripted_server(const char* scenario, int argc, char** argv) {
   if (s == "grandchild_exit") return grandchild_exit();
   if (s == "stdout_close") return stdout_close();
   if (s == "print_env") return print_env(argc, argv);
+  if (s == "slow_initialize") {
+    return McpServer(s, argc > 0 ? std::strtol(argv[0], nullptr, 10) : 1000).run();
+  }
   if (s == "ok" || s == "hang_initialize" || s == "garbage_lines" || s == "huge_line" ||
       s == "flood_stderr" || s == "exit_mid_call" || s == "ignore_stdin_close" ||
       s == "ignore_sigterm") {

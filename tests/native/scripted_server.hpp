@@ -17,6 +17,8 @@
 //   ignore_stdin_close  ignores stdin EOF (stays up until signalled)
 //   ignore_sigterm      ignores stdin EOF and SIGTERM (only SIGKILL ends it); writes
 //                       "ready: ignoring SIGTERM" to stderr once SIGTERM is ignored
+//   slow_initialize     like ok, but answers initialize only after <arg1> ms (default
+//                       1000): a slow-starting server for the startup gate
 // Byte-level scenarios (no MCP):
 //   slow_cat            echoes stdin to stdout in small pieces, pausing between them
 //   stderr_tail         writes 200 KiB of numbered stderr lines, then "LAST LINE", exits 1

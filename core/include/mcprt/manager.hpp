@@ -71,12 +71,21 @@ struct ManagerOptions {
 enum class ConnectionStatus { connected, connecting, disconnected };
 const char* to_string(ConnectionStatus status);
 
+// Transitions (each one is a StatusEvent):
+//   connecting   → connected (tools listed) | failed (connect/list failed; no retry)
+//   connected    → reconnecting (transport closed or health ping failed; retry scheduled)
+//                | disconnected (lost with reconnect:false)
+//                | failed (lost with the circuit breaker open: circuit_open)
+//   reconnecting → connected | failed (max_attempts reached)
+//   failed       → connecting (connect_servers again, reconnect_server, or a
+//                  wait_for_connection that tries once more)
+//   any          → disconnected (disconnect_server / disconnect_all; the server is removed)
 enum class ServerPhase {
   connecting,    // first connect or tools/list in flight
   connected,
   reconnecting,  // lost; a retry is scheduled or running
-  disconnected,  // closed on purpose, or reconnect off / circuit open
-  failed,        // the last attempt failed and no retry is scheduled
+  disconnected,  // closed on purpose, or lost with reconnect off
+  failed,        // the last attempt failed and no retry is scheduled (or the circuit opened)
 };
 const char* to_string(ServerPhase phase);
 

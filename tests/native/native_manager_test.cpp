@@ -1,0 +1,169 @@
+// The manager with real processes (SPEC §5, §9): the test binary re-runs itself as the
+// scripted stdio server (scripted_server.hpp), on a NativeExecutor and the
+// NativeProcessLauncher. The tool cache is a MemoryKeyValueStore shared by two managers
+// (the "second run"); every test fails if a child process is left behind (main.cpp).
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "mcprt/manager.hpp"
+#include "mcprt/memory_store.hpp"
+#include "native_test_support.hpp"
+
+namespace mcprt::native::test {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+ServerConfig scripted_config(const std::string& name, const std::string& scenario,
+                             std::vector<std::string> extra = {}) {
+  json args = json::array({"--scripted-server=" + scenario});
+  for (auto& a : extra) args.push_back(a);
+  auto parsed = parse_server_entry(name, {{"command", self_exe()}, {"args", args}});
+  EXPECT_TRUE(parsed.ok()) << parsed.error();
+  return parsed.ok() ? parsed.value() : ServerConfig{};
+}
+
+std::int64_t wall_now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+class NativeManager : public ::testing::Test {
+ protected:
+  ManagerServices services() {
+    ManagerServices s;
+    s.executor = &ex;
+    s.process_launcher = &launcher;
+    s.logger = &log;
+    s.cache_store = &store;
+    s.wall_clock = wall_now_ms;
+    return s;
+  }
+
+  std::optional<GateResult> connect(McpManager& m, std::vector<ServerConfig> configs) {
+    std::optional<GateResult> gate;
+    m.connect_servers(std::move(configs), [&](GateResult r) { gate = std::move(r); });
+    EXPECT_TRUE(pump_until(ex, [&] { return gate.has_value(); }));
+    return gate;
+  }
+
+  void disconnect_all(McpManager& m) {
+    bool done = false;
+    m.disconnect_all([&] { done = true; });
+    EXPECT_TRUE(pump_until(ex, [&] { return done; }));
+  }
+
+  NativeExecutor ex;
+  CapturingLogger log;
+  NativeProcessLauncher launcher{ex, &log, fast_options()};
+  MemoryKeyValueStore store{ex};
+};
+
+TEST_F(NativeManager, SlowStartingServerIsAnsweredFromTheCacheOnTheSecondRun) {
+  const ServerConfig slow = scripted_config("slow", "slow_initialize", {"1500"});
+  {
+    // First run: nothing cached, so the gate waits for the slow server.
+    McpManager first(services(), ManagerOptions{});
+    auto gate = connect(first, {slow});
+    ASSERT_TRUE(gate.has_value());
+    EXPECT_THAT(gate->connected, ElementsAre("slow"));
+    EXPECT_EQ(first.tools().size(), 2u);
+    disconnect_all(first);
+  }
+  ASSERT_EQ(store.entries().count(ToolCache::key_for("slow")), 1u);
+
+  // Second run: the gate answers with the cached tools while the server still starts.
+  McpManager second(services(), ManagerOptions{});
+  auto gate = connect(second, {slow});
+  ASSERT_TRUE(gate.has_value());
+  EXPECT_THAT(gate->deferred, ElementsAre("slow"));
+  ASSERT_EQ(gate->tools.size(), 2u);
+  for (const auto& t : gate->tools) EXPECT_TRUE(t->info().deferred) << t->name();
+  EXPECT_EQ(second.connection_status("slow"), ConnectionStatus::connecting);
+  EXPECT_TRUE(second.server_state("slow")->tools_from_cache);
+
+  ASSERT_TRUE(pump_until(ex, [&] {
+    return second.connection_status("slow") == ConnectionStatus::connected;
+  }));
+  ASSERT_EQ(second.tools().size(), 2u);
+  for (const auto& t : second.tools()) EXPECT_FALSE(t->info().deferred) << t->name();
+  disconnect_all(second);
+}
+
+TEST_F(NativeManager, KilledServerShowsReconnectingAtOnceAndComesBackByItself) {
+  McpManager m(services(), ManagerOptions{});
+  auto gate = connect(m, {scripted_config("ok", "ok")});
+  ASSERT_TRUE(gate.has_value());
+  ASSERT_THAT(gate->connected, ElementsAre("ok"));
+  auto children = children_of_self();
+  ASSERT_EQ(children.size(), 1u);
+  const pid_t first_pid = children[0].pid;
+
+  ASSERT_EQ(::kill(first_pid, SIGKILL), 0);
+  ASSERT_TRUE(pump_until(ex, [&] {
+    return m.connection_status("ok") != ConnectionStatus::connected;
+  }));
+  auto st = m.server_state("ok");
+  EXPECT_EQ(st->phase, ServerPhase::reconnecting);
+  ASSERT_TRUE(st->last_error.has_value());
+  EXPECT_THAT(st->last_error->message, HasSubstr("Server \"ok\""));
+  EXPECT_THAT(st->last_error->message, HasSubstr("killed by signal 9"));
+
+  ASSERT_TRUE(pump_until(ex, [&] {
+    return m.connection_status("ok") == ConnectionStatus::connected;
+  }));
+  children = children_of_self();
+  ASSERT_EQ(children.size(), 1u);
+  EXPECT_NE(children[0].pid, first_pid);
+
+  std::optional<Result<json>> got;
+  m.tool_host()->call_tool("ok", "echo", {{"message", "back again"}}, CallOptions{},
+                           [&](Result<json> r) { got = std::move(r); });
+  ASSERT_TRUE(pump_until(ex, [&] { return got.has_value(); }));
+  ASSERT_TRUE(got->ok()) << got->error();
+  EXPECT_EQ(got->value()["content"][0]["text"], "back again");
+  disconnect_all(m);
+}
+
+TEST_F(NativeManager, DisconnectAllLeavesNoChildProcess) {
+  McpManager m(services(), ManagerOptions{});
+  bool gate_done = false;
+  m.connect_servers({scripted_config("a", "ok"), scripted_config("b", "ok"),
+                     scripted_config("hung", "hang_initialize")},
+                    [&](GateResult) { gate_done = true; });
+  ASSERT_TRUE(pump_until(ex, [&] {
+    return m.connection_status("a") == ConnectionStatus::connected &&
+           m.connection_status("b") == ConnectionStatus::connected;
+  }));
+  ASSERT_TRUE(poll_until(ex, [&] { return children_of_self().size() == 3; }));
+
+  disconnect_all(m);
+  EXPECT_TRUE(children_of_self().empty());
+  EXPECT_TRUE(m.tools().empty());
+  EXPECT_TRUE(pump_until(ex, [&] { return gate_done; }));
+}
+
+TEST_F(NativeManager, DestroyingTheManagerWithWorkInFlightLeavesNoChildProcess) {
+  auto m = std::make_unique<McpManager>(services(), ManagerOptions{});
+  m->connect_servers({scripted_config("a", "ok"), scripted_config("hung", "hang_initialize"),
+                      scripted_config("slow", "slow_initialize", {"5000"})},
+                     [](GateResult) {});
+  ASSERT_TRUE(pump_until(ex, [&] {
+    return m->connection_status("a") == ConnectionStatus::connected;
+  }));
+  ASSERT_TRUE(poll_until(ex, [&] { return children_of_self().size() == 3; }));
+  m.reset();
+  EXPECT_TRUE(children_of_self().empty());
+  ex.poll();
+}
+
+}  // namespace
+}  // namespace mcprt::native::test
