@@ -1,14 +1,16 @@
-// End-to-end tests of `mcprt tools`: the real CLI binary against real server processes
-// (the demo server and this binary as scripted servers), from a temporary config file.
+// End-to-end tests of the `mcprt` CLI: the real binary, on a temporary HOME that holds
+// Claude Code (~/.claude.json), Cursor (~/.cursor/mcp.json) and VS Code
+// (<cwd>/.vscode/mcp.json) configs pointing at the demo server (and at this binary as
+// scripted servers).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
 #include <array>
-#include <chrono>
 #include <cstdio>
-#include <dirent.h>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -20,127 +22,329 @@ namespace mcprt {
 namespace {
 
 namespace fs = std::filesystem;
+using ::testing::HasSubstr;
 
 struct CliRun {
   int exit_code = -1;
   std::string out;
+  json doc;  // stdout parsed as JSON (discarded when it is not JSON)
 };
 
-// Runs the CLI with `args`, capturing stdout (stderr goes to the test log).
-CliRun run_cli(const std::string& args) {
-  CliRun r;
-  std::string cmd = std::string(MCPRT_CLI) + " " + args;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf{};
-  std::size_t n;
-  while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  int status = ::pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
-
-class CliTools : public ::testing::Test {
+class Cli : public ::testing::Test {
  protected:
   void SetUp() override {
     std::random_device rd;
     marker_ = "mcprt-cli-test-" + std::to_string(rd());
-    dir_ = fs::temp_directory_path() / marker_;
-    fs::create_directories(dir_);
+    home_ = fs::temp_directory_path() / marker_;
+    cwd_ = home_ / "project";
+    fs::create_directories(cwd_);
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    EXPECT_TRUE(marked_processes().empty()) << "the CLI left server processes running";
+    fs::remove_all(home_);
+  }
 
-  std::string write_config(const json& doc, const std::string& name = "mcp.json") {
-    auto path = dir_ / name;
+  // Runs the CLI from the project directory with HOME = the temp home and no XDG
+  // overrides, capturing stdout (stderr goes to the test log unless `args` redirects it).
+  CliRun run(const std::string& args, const std::string& stdin_text = "") {
+    std::string cmd = "cd '" + cwd_.string() + "' && env -u XDG_CONFIG_HOME -u XDG_CACHE_HOME " +
+                      "-u MCPRT_TIMEOUT_MS HOME='" + home_.string() + "' " + MCPRT_CLI + " " + args;
+    if (!stdin_text.empty()) {
+      auto input = home_ / "stdin.txt";
+      std::ofstream(input) << stdin_text;
+      cmd += " < '" + input.string() + "'";
+    } else {
+      cmd += " < /dev/null";
+    }
+    CliRun r;
+    FILE* p = ::popen(cmd.c_str(), "r");
+    if (!p) return r;
+    std::array<char, 4096> buf{};
+    std::size_t n;
+    while ((n = std::fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+    int status = ::pclose(p);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.doc = json::parse(r.out, nullptr, false);
+    return r;
+  }
+
+  void write(const fs::path& path, const json& doc) {
+    fs::create_directories(path.parent_path());
     std::ofstream(path) << doc.dump(2);
-    return path.string();
+  }
+  // The demo server; `args` keep entries apart (equal endpoints collapse into one).
+  static json demo(std::vector<std::string> args = {}) {
+    return {{"command", MCPRT_DEMO_SERVER}, {"args", args}};
   }
   json scripted(const std::string& scenario) const {
-    // The marker arg lets the test find any process the CLI failed to clean up.
     return {{"command", native::test::self_exe()},
             {"args", {"--scripted-server=" + scenario, marker_}}};
   }
-  // Processes anywhere on the machine whose command line carries this test's marker.
+  // The three tools' configs: claude_demo, cursor_demo (user level), vsc_demo (project).
+  void write_three_configs() {
+    write(home_ / ".claude.json", {{"mcpServers", {{"claude_demo", demo()}}}});
+    write(home_ / ".cursor/mcp.json", {{"mcpServers", {{"cursor_demo", demo({"--quiet"})}}}});
+    write(cwd_ / ".vscode/mcp.json",
+          {{"servers", {{"vsc_demo", {{"type", "stdio"}, {"command", MCPRT_DEMO_SERVER},
+                                      {"args", {"--verbose"}}}}}}});
+  }
+
+  // Processes whose command line or environment carries this test's marker (the temp
+  // HOME is in every server's environment).
   std::set<int> marked_processes() const {
     std::set<int> found;
     for (const auto& e : fs::directory_iterator("/proc")) {
       std::string pid = e.path().filename();
       if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
-      std::ifstream f(e.path() / "cmdline", std::ios::binary);
-      std::string cmdline((std::istreambuf_iterator<char>(f)), {});
-      if (cmdline.find(marker_) != std::string::npos) found.insert(std::stoi(pid));
+      for (const char* file : {"cmdline", "environ"}) {
+        std::ifstream f(e.path() / file, std::ios::binary);
+        std::string text((std::istreambuf_iterator<char>(f)), {});
+        if (text.find(marker_) != std::string::npos) {
+          // The test process itself and the shell that runs the CLI are not servers.
+          std::ifstream c(e.path() / "comm");
+          std::string comm;
+          std::getline(c, comm);
+          if (comm != "sh" && std::stoi(pid) != ::getpid()) found.insert(std::stoi(pid));
+        }
+      }
     }
     return found;
   }
 
+  static std::map<std::string, json> by_name(const json& list) {
+    std::map<std::string, json> out;
+    for (const auto& x : list) out[x.value("name", "")] = x;
+    return out;
+  }
+
   std::string marker_;
-  fs::path dir_;
+  fs::path home_;
+  fs::path cwd_;
 };
 
-TEST_F(CliTools, Json_ListsToolsOfEveryServerAndReportsFailuresPerServer) {
-  auto config = write_config({{"mcpServers",
-                               {{"demo", {{"command", MCPRT_DEMO_SERVER}}},
-                                {"scripted", scripted("ok")},
-                                {"crashy", scripted("crash_at_start")},
-                                {"bad name!", {{"command", "x"}}}}}});
-  auto r = run_cli("tools --json --config " + config);
-  EXPECT_EQ(r.exit_code, 1) << r.out;  // some servers failed
-  auto out = json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(out.is_discarded()) << r.out;
-
-  std::set<std::string> names;
-  for (auto& t : out["tools"]) names.insert(t["name"].get<std::string>());
-  for (auto* n : {"mcp_demo_echo", "mcp_demo_add", "mcp_demo_now", "mcp_demo_word_count",
-                  "mcp_demo_slow_task", "mcp_demo_fail", "mcp_scripted_echo", "mcp_scripted_add"})
-    EXPECT_TRUE(names.count(n)) << n << " missing from " << r.out;
-  EXPECT_EQ(names.size(), 8u);
-
-  std::map<std::string, json> servers;
-  for (auto& s : out["servers"]) servers[s["name"].get<std::string>()] = s;
-  EXPECT_EQ(servers["demo"]["status"], "connected");
-  EXPECT_EQ(servers["demo"]["toolCount"], 6);
-  EXPECT_EQ(servers["crashy"]["status"], "failed");
-  EXPECT_NE(servers["crashy"]["error"].get<std::string>().find("exited (code 3)"),
-            std::string::npos)
-      << servers["crashy"];
-
-  std::string all_errors = out["errors"].dump();
-  EXPECT_NE(all_errors.find("Server \\\"bad name!\\\""), std::string::npos) << all_errors;
-  EXPECT_NE(all_errors.find("Server \\\"crashy\\\""), std::string::npos) << all_errors;
-  EXPECT_TRUE(out["elapsedMs"].is_number());
-  EXPECT_TRUE(marked_processes().empty()) << "the CLI left server processes running";
+std::set<std::string> keys(const json& object) {
+  std::set<std::string> out;
+  for (auto& [k, v] : object.items()) out.insert(k);
+  return out;
 }
 
-TEST_F(CliTools, Text_PrintsToolNamesDescriptionsAndSummary) {
-  auto config = write_config({{"mcpServers", {{"demo", {{"command", MCPRT_DEMO_SERVER}}}}}});
-  auto r = run_cli("tools --config " + config);
+TEST_F(Cli, ToolsJson_HasTheExactShapeAndEachServersSource) {
+  write_three_configs();
+  auto r = run("tools --json");
+  ASSERT_FALSE(r.doc.is_discarded()) << r.out;
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_NE(r.out.find("demo (stdio) connected in"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("mcp_demo_word_count"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("6 tools from 1 of 1 servers in"), std::string::npos) << r.out;
+  EXPECT_EQ(keys(r.doc), (std::set<std::string>{"tools", "errors", "servers", "elapsedMs"}));
+  EXPECT_TRUE(r.doc["elapsedMs"].is_number());
+  EXPECT_EQ(r.doc["errors"], json::array());
+  ASSERT_EQ(r.doc["tools"].size(), 18u) << r.out;
+  for (const auto& t : r.doc["tools"]) {
+    EXPECT_EQ(keys(t), (std::set<std::string>{"name", "server", "tool", "description", "deferred",
+                                              "path"}));
+  }
+  auto tools = by_name(r.doc["tools"]);
+  ASSERT_TRUE(tools.count("mcp_cursor_demo_echo")) << r.out;
+  EXPECT_EQ(tools["mcp_cursor_demo_echo"]["server"], "cursor_demo");
+  EXPECT_EQ(tools["mcp_cursor_demo_echo"]["tool"], "echo");
+  EXPECT_EQ(tools["mcp_cursor_demo_echo"]["deferred"], false);
+  EXPECT_EQ(tools["mcp_cursor_demo_echo"]["path"], "mcp:cursor_demo via Cursor");
+
+  auto servers = by_name(r.doc["servers"]);
+  ASSERT_EQ(servers.size(), 3u) << r.out;
+  for (const auto& [name, s] : servers) {
+    EXPECT_EQ(keys(s), (std::set<std::string>{"name", "status", "error", "toolCount", "source"}));
+    EXPECT_EQ(keys(s["source"]), (std::set<std::string>{"provider", "providerName", "level", "path"}));
+    EXPECT_EQ(s["status"], "connected") << s;
+    EXPECT_EQ(s["toolCount"], 6);
+    EXPECT_TRUE(s["error"].is_null());
+  }
+  EXPECT_EQ(servers["claude_demo"]["source"],
+            json({{"provider", "claude"}, {"providerName", "Claude Code"}, {"level", "user"},
+                  {"path", (home_ / ".claude.json").string()}}));
+  EXPECT_EQ(servers["cursor_demo"]["source"],
+            json({{"provider", "cursor"}, {"providerName", "Cursor"}, {"level", "user"},
+                  {"path", (home_ / ".cursor/mcp.json").string()}}));
+  EXPECT_EQ(servers["vsc_demo"]["source"],
+            json({{"provider", "vscode"}, {"providerName", "VS Code"}, {"level", "project"},
+                  {"path", (cwd_ / ".vscode/mcp.json").string()}}));
 }
 
-TEST_F(CliTools, ServerThatIgnoresStdinCloseIsStillStoppedOnExit) {
-  auto config = write_config({{"mcpServers", {{"stubborn", scripted("ignore_stdin_close")}}}});
-  auto r = run_cli("tools --json --config " + config);
-  auto out = json::parse(r.out, nullptr, false);
-  ASSERT_FALSE(out.is_discarded()) << r.out;
-  EXPECT_EQ(out["servers"][0]["status"], "connected");
-  EXPECT_TRUE(marked_processes().empty()) << "the stubborn server outlived the CLI";
+TEST_F(Cli, Tools_FailedServersExitOneWithTheirErrorAndSourcePath) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()},
+                                                 {"crashy", scripted("crash_at_start")},
+                                                 {"bad name!", {{"command", "x"}}}}}});
+  auto r = run("tools --json");
+  ASSERT_FALSE(r.doc.is_discarded()) << r.out;
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  auto servers = by_name(r.doc["servers"]);
+  EXPECT_EQ(servers["demo"]["status"], "connected");
+  EXPECT_EQ(servers["crashy"]["status"], "failed");
+  EXPECT_THAT(servers["crashy"]["error"].get<std::string>(), HasSubstr("exited (code 3)"));
+  std::string errors = r.doc["errors"].dump();
+  EXPECT_THAT(errors, HasSubstr("Server \\\"crashy\\\""));
+  EXPECT_THAT(errors, HasSubstr("Server \\\"bad name!\\\""));
+  for (const auto& e : r.doc["errors"]) EXPECT_EQ(e["path"], (home_ / ".claude.json").string());
 }
 
-TEST_F(CliTools, InvalidJsonConfigIsAUsageErrorWithLineAndColumn) {
-  auto path = dir_ / "broken.json";
+TEST_F(Cli, Tools_TextListsServersToolsAndASummary) {
+  write_three_configs();
+  auto r = run("tools");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("claude_demo (stdio, Claude Code) connected, 6 tools"));
+  EXPECT_THAT(r.out, HasSubstr("mcp_vsc_demo_word_count"));
+  EXPECT_THAT(r.out, HasSubstr("18 tools from 3 of 3 servers in"));
+}
+
+TEST_F(Cli, Tools_SecondRunServesASlowServerFromTheCacheAsDeferredTools) {
+  write(home_ / ".claude.json",
+        {{"mcpServers", {{"slow", demo({"--startup-delay-ms", "3000"})}, {"fast", demo()}}}});
+  // First run: nothing cached, so the gate waits for the slow server.
+  auto first = run("tools --json");
+  ASSERT_FALSE(first.doc.is_discarded()) << first.out;
+  auto t1 = by_name(first.doc["tools"]);
+  ASSERT_TRUE(t1.count("mcp_slow_echo")) << first.out;
+  EXPECT_EQ(t1["mcp_slow_echo"]["deferred"], false);
+  EXPECT_EQ(by_name(first.doc["servers"])["slow"]["status"], "connected");
+  EXPECT_TRUE(fs::exists(home_ / ".cache/mcprt"));
+
+  // Second run: the slow server is still starting at the gate; its tools come from the cache.
+  auto second = run("tools --json");
+  ASSERT_FALSE(second.doc.is_discarded()) << second.out;
+  auto t2 = by_name(second.doc["tools"]);
+  ASSERT_TRUE(t2.count("mcp_slow_echo")) << second.out;
+  EXPECT_EQ(t2["mcp_slow_echo"]["deferred"], true);
+  EXPECT_EQ(t2["mcp_fast_echo"]["deferred"], false);
+  EXPECT_EQ(by_name(second.doc["servers"])["slow"]["status"], "connecting");
+
+  // --no-cache: the gate waits again, nothing deferred.
+  auto third = run("tools --json --no-cache");
+  ASSERT_FALSE(third.doc.is_discarded()) << third.out;
+  EXPECT_EQ(by_name(third.doc["tools"])["mcp_slow_echo"]["deferred"], false);
+}
+
+TEST_F(Cli, Call_ExitCodesFollowTheResult) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}}}});
+  auto ok = run("call mcp_demo_echo '{\"message\":\"hello there\"}'");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_EQ(ok.out, "hello there\n");
+
+  auto is_error = run("call mcp_demo_fail '{\"message\":\"boom\"}' --json");
+  EXPECT_EQ(is_error.exit_code, 1) << is_error.out;
+  ASSERT_FALSE(is_error.doc.is_discarded()) << is_error.out;
+  EXPECT_EQ(is_error.doc["isError"], true);
+  EXPECT_EQ(is_error.doc["text"], "boom");
+
+  auto structured = run("call mcp_demo_add '{\"a\":2,\"b\":3}' --json");
+  EXPECT_EQ(structured.exit_code, 0);
+  EXPECT_EQ(structured.doc["structuredContent"], json({{"sum", 5}})) << structured.out;
+
+  EXPECT_EQ(run("call mcp_demo_nope '{}' 2>&1").exit_code, 2);
+  auto bad_json = run("call mcp_demo_echo '{nope' 2>&1");
+  EXPECT_EQ(bad_json.exit_code, 2);
+  EXPECT_THAT(bad_json.out, HasSubstr("not valid JSON"));
+  EXPECT_EQ(run("call 2>&1").exit_code, 2);
+}
+
+TEST_F(Cli, Call_WaitsForASlowServerThroughItsDeferredTool) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"slow", demo({"--startup-delay-ms", "1500"})}}}});
+  ASSERT_EQ(run("tools --json").exit_code, 0);  // fills the cache
+  auto r = run("call mcp_slow_echo '{\"message\":\"waited\"}'");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "waited\n");
+}
+
+TEST_F(Cli, Status_ShowsOneServerOrAll) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}}}});
+  auto one = run("status demo");
+  EXPECT_EQ(one.exit_code, 0) << one.out;
+  EXPECT_THAT(one.out, HasSubstr("Server \"demo\""));
+  EXPECT_THAT(one.out, HasSubstr("state:    connected"));
+  EXPECT_THAT(one.out, HasSubstr("source:   Claude Code (user) " + (home_ / ".claude.json").string()));
+  auto all = run("status");
+  EXPECT_EQ(all.exit_code, 0);
+  EXPECT_THAT(all.out, ::testing::ContainsRegex("demo +connected +6 tools"));
+  EXPECT_EQ(run("status ghost").exit_code, 2);
+}
+
+TEST_F(Cli, Status_OfAFailedServerShowsItsErrorAndStderrAndExitsOne) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"crashy", scripted("crash_at_start")}}}});
+  auto r = run("status crashy");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("state:    failed"));
+  EXPECT_THAT(r.out, HasSubstr("cannot open the database"));
+}
+
+TEST_F(Cli, List_ShowsServersStatusAndSource) {
+  write_three_configs();
+  auto r = run("list");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("MCP servers (3):"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("vsc_demo +connected +6 tools +VS Code \\(project\\)"));
+}
+
+TEST_F(Cli, Repl_RunsMcpCommandsAndToolCallsFromPipedStdin) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}}}});
+  auto r = run("repl",
+               "/mcp list\n"
+               "mcp_demo_echo {\"message\":\"from the repl\"}\n"
+               "mcp_demo_fail {}\n"
+               "/mcp tools demo\n"
+               "/mcp nonsense\n"
+               "/quit\n"
+               "mcp_demo_echo {\"message\":\"after quit\"}\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("demo +connected +6 tools"));
+  EXPECT_THAT(r.out, HasSubstr("from the repl\n"));
+  EXPECT_THAT(r.out, HasSubstr("error: The fail tool always fails."));
+  EXPECT_THAT(r.out, HasSubstr("Tools of \"demo\" (6):"));
+  EXPECT_THAT(r.out, HasSubstr("Unknown subcommand \"nonsense\"."));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("after quit")));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("mcprt>")));  // no prompt off a terminal
+}
+
+TEST_F(Cli, Repl_McpAddWritesTheNativeUserFileAndConnects) {
+  auto r = run("repl", std::string("/mcp add late -- ") + MCPRT_DEMO_SERVER + "\nmcp_late_echo {\"message\":\"added\"}\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("Connected \"late\"."));
+  EXPECT_THAT(r.out, HasSubstr("added\n"));
+  std::ifstream f(home_ / ".config/mcprt/mcp.json");
+  json doc = json::parse(f, nullptr, false);
+  EXPECT_EQ(doc["mcpServers"]["late"]["command"], MCPRT_DEMO_SERVER) << doc;
+}
+
+TEST_F(Cli, ConfigFlag_UsesOnlyThatFile) {
+  write_three_configs();
+  write(home_ / "only.json", {{"mcpServers", {{"only", demo()}}}});
+  auto r = run("tools --json --config " + (home_ / "only.json").string());
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  auto servers = by_name(r.doc["servers"]);
+  ASSERT_EQ(servers.size(), 1u) << r.out;
+  EXPECT_EQ(servers["only"]["source"]["path"], (home_ / "only.json").string());
+}
+
+TEST_F(Cli, ConfigFlag_InvalidJsonIsAUsageErrorWithLineAndColumn) {
+  auto path = home_ / "broken.json";
   std::ofstream(path) << "{\n  \"mcpServers\": {\n    \"a\": ,\n  }\n}\n";
-  auto r = run_cli("tools --config " + path.string() + " 2>&1");
+  auto r = run("tools --config " + path.string() + " 2>&1");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find(path.string() + ":3:"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr(path.string() + ":3:"));
 }
 
-TEST_F(CliTools, MissingConfigIsAUsageError) {
-  auto r = run_cli("tools --cwd " + dir_.string() + " 2>&1");
+TEST_F(Cli, ConfigFlag_MissingFileIsAUsageError) {
+  auto r = run("tools --config " + (home_ / "absent.json").string() + " 2>&1");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.out.find("no config file"), std::string::npos) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("does not exist"));
+}
+
+TEST_F(Cli, NoConfigAnywhereIsAnEmptyResultNotAnError) {
+  auto r = run("tools --json");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.doc["tools"], json::array());
+  EXPECT_EQ(r.doc["servers"], json::array());
+}
+
+TEST_F(Cli, UnknownCommandIsAUsageError) {
+  EXPECT_EQ(run("frobnicate 2>&1").exit_code, 2);
+  EXPECT_EQ(run("2>&1").exit_code, 2);
 }
 
 }  // namespace

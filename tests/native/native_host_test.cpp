@@ -1,0 +1,123 @@
+// NativeHost: the native services plus blocking wrappers over the loader, with real
+// server processes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "mcprt/native/host.hpp"
+#include "native_test_support.hpp"
+
+namespace mcprt {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using native::test::children_of_self;
+
+class NativeHostTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::random_device rd;
+    dir_ = fs::temp_directory_path() / ("mcprt-host-test-" + std::to_string(rd()));
+    fs::create_directories(dir_);
+    config_ = (dir_ / "mcp.json").string();
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  void write_config(const json& servers) {
+    std::ofstream(config_) << json{{"mcpServers", servers}}.dump(2);
+  }
+  native::NativeHostOptions options() const {
+    native::NativeHostOptions o;
+    o.cwd = dir_.string();
+    o.config_file = config_;
+    o.cache_dir = (dir_ / "cache").string();
+    o.log.level = LogLevel::error;
+    return o;
+  }
+  static std::vector<std::string> names(const LoadResult& r) {
+    std::vector<std::string> out;
+    for (const auto& t : r.tools) out.push_back(t->name());
+    return out;
+  }
+
+  fs::path dir_;
+  std::string config_;
+};
+
+TEST_F(NativeHostTest, Load_ConnectsBindsTheRegistryAndShutdownReapsEveryServer) {
+  write_config({{"demo", {{"command", MCPRT_DEMO_SERVER}}}});
+  native::NativeHost host(options());
+  ASSERT_TRUE(host.check().ok());
+  LoadResult r = host.load(native::test::kWaitLimit);
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.connected_servers, std::vector<std::string>{"demo"});
+  EXPECT_EQ(r.tools.size(), 6u);
+  EXPECT_EQ(host.registry().mcp_tool_count(), 6u);
+  EXPECT_EQ(children_of_self().size(), 1u);
+  host.shutdown();
+  EXPECT_TRUE(native::test::poll_until(host.executor(), [] { return children_of_self().empty(); }));
+}
+
+TEST_F(NativeHostTest, Load_SecondHostServesASlowServerFromTheCacheDirectory) {
+  write_config({{"slow", {{"command", MCPRT_DEMO_SERVER}, {"args", {"--startup-delay-ms", "3000"}}}}});
+  {
+    native::NativeHost first(options());
+    LoadResult r = first.load(native::test::kWaitLimit);  // no cache: the gate waits
+    ASSERT_EQ(r.tools.size(), 6u);
+    EXPECT_FALSE(r.tools[0]->info().deferred);
+  }
+  native::NativeHost second(options());
+  LoadResult r = second.load(native::test::kWaitLimit);
+  ASSERT_EQ(r.tools.size(), 6u);
+  EXPECT_TRUE(r.tools[0]->info().deferred);
+  EXPECT_EQ(second.manager()->connection_status("slow"), ConnectionStatus::connecting);
+  // The deferred tool waits for the connection, then calls.
+  std::optional<Result<ToolResult>> got;
+  second.registry().call("mcp_slow_echo", json{{"message", "late"}}, {},
+                         [&](Result<ToolResult> res) { got = std::move(res); });
+  ASSERT_TRUE(second.run_until([&] { return got.has_value(); }, native::test::kWaitLimit));
+  ASSERT_TRUE(got->ok());
+  EXPECT_EQ((*got)->text, "late");
+}
+
+TEST_F(NativeHostTest, Load_WithMcpDisabledConnectsNothing) {
+  write_config({{"demo", {{"command", MCPRT_DEMO_SERVER}}}});
+  auto o = options();
+  o.loader.enable_mcp = false;
+  native::NativeHost host(o);
+  LoadResult r = host.load(native::test::kWaitLimit);
+  EXPECT_TRUE(r.tools.empty());
+  EXPECT_EQ(r.manager, nullptr);
+  EXPECT_TRUE(children_of_self().empty());
+}
+
+TEST_F(NativeHostTest, Check_ReportsAnInvalidConfigFileWithLineAndColumn) {
+  std::ofstream(config_) << "{\n  \"mcpServers\": {\n    \"a\": ,\n  }\n}\n";
+  native::NativeHost host(options());
+  auto s = host.check();
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr(config_ + ":3:"));
+}
+
+TEST_F(NativeHostTest, Check_ReportsAWorkingDirectoryThatIsNotADirectory) {
+  auto o = options();
+  o.cwd = (dir_ / "nope").string();
+  native::NativeHost host(o);
+  auto s = host.check();
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.error().message, HasSubstr("is not a directory"));
+}
+
+TEST_F(NativeHostTest, UserConfigPathIsTheConfigFileWhenOneIsGiven) {
+  native::NativeHost host(options());
+  EXPECT_EQ(host.user_config_path(), config_);
+}
+
+}  // namespace
+}  // namespace mcprt
