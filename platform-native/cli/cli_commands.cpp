@@ -49,6 +49,8 @@ class ProgressDisplay {
     if (e.phase == ServerPhase::connecting && !e.source.provider_name.empty()) {
       line += " (" + e.source.provider_name + ")";
     }
+    // A wrapped line would break the cursor arithmetic of redraw().
+    if (line.size() > kMaxLineChars) line = line.substr(0, kMaxLineChars - 3) + "...";
     lines_[e.server] = line;
     redraw();
   }
@@ -66,6 +68,7 @@ class ProgressDisplay {
     std::fflush(stderr);
   }
 
+  static constexpr std::size_t kMaxLineChars = 78;
   bool enabled_;
   bool stopped_ = false;
   std::vector<std::string> order_;
