@@ -218,6 +218,48 @@ TEST_F(ManagerGate, Pipeline_SuccessfulListIsWrittenToTheCache) {
   EXPECT_EQ(hit->tools[0]["name"], "read");
 }
 
+// Answers every token request with "tok-<server>", later (async contract).
+class FakeAuthStorage final : public AuthStorage {
+ public:
+  explicit FakeAuthStorage(Executor& ex) : ex_(ex) {}
+  void get_token(const AuthRequest& request, TokenCallback done) override {
+    ex_.post([done = std::move(done), name = request.server_name] {
+      done(std::optional<std::string>("tok-" + name));
+    });
+  }
+  void refresh_token(const AuthRequest& request, const std::string&, TokenCallback done) override {
+    get_token(request, std::move(done));
+  }
+
+ private:
+  Executor& ex_;
+};
+
+TEST_F(ManagerGate, Pipeline_ConnectsWithConnectTimeValuesAndStdioAuthButCachesUnresolved) {
+  FakeAuthStorage auth(ex);
+  auth_storage = &auth;
+  env = [](std::string_view name) -> std::optional<std::string> {
+    if (name == "SECRET_NAME") return std::string("s3cret");
+    return std::nullopt;
+  };
+  serve("alpha", tools_of({"read"}));
+  const ServerConfig cfg =
+      config("alpha", {{"env", {{"API_KEY", "SECRET_NAME"}}}, {"auth", {{"type", "bearer"}}}});
+  start({cfg});
+  ex.run_until_idle();
+
+  auto used = farm.last_config("alpha");
+  ASSERT_TRUE(used.has_value());
+  EXPECT_EQ(used->env.at("API_KEY"), "s3cret");
+  EXPECT_EQ(used->env.at("OAUTH_ACCESS_TOKEN"), "tok-alpha");
+  EXPECT_EQ(manager->connection_status("alpha"), ConnectionStatus::connected);
+  // The cache entry is keyed by the unresolved config and holds no secret.
+  const std::string& entry = store.entries().at(ToolCache::key_for("alpha"));
+  EXPECT_TRUE(decode_cache_entry(entry, cfg, kWallMs).has_value());
+  EXPECT_EQ(entry.find("s3cret"), std::string::npos);
+  EXPECT_EQ(entry.find("tok-alpha"), std::string::npos);
+}
+
 TEST_F(ManagerGate, Pipeline_AlreadyConnectedServerIsSkippedOnASecondCall) {
   serve("alpha", tools_of({"read"}));
   start({config("alpha")});

@@ -66,6 +66,8 @@ class ManagerTest : public ::testing::Test {
     s.cache_store = use_cache ? &store : nullptr;
     s.wall_clock = [] { return kWallMs; };
     s.transport_factory = farm.factory();
+    s.env = env;
+    s.auth_storage = auth_storage;
     manager = std::make_unique<McpManager>(std::move(s), options);
     manager->on_tools_changed([this] { ++tools_changed; });
     manager->on_status([this](const StatusEvent& e) { events.push_back(e); });
@@ -121,6 +123,8 @@ class ManagerTest : public ::testing::Test {
   MemoryKeyValueStore store{ex};
   FakeServerFarm farm{ex};
   ManagerOptions options;
+  EnvLookup env;
+  AuthStorage* auth_storage = nullptr;
   bool use_cache = true;
   std::unique_ptr<McpManager> manager;
   int tools_changed = 0;
