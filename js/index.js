@@ -170,7 +170,13 @@ class Runtime {
     }
     const callId = this.#nextCall++;
     const promise = new Promise((resolve, reject) => this.#pending.set(callId, { resolve, reject, onProgress }));
-    begin(callId);
+    try {
+      begin(callId);
+    } catch (error) {
+      // The module refused the call (a bad argument type): nothing is pending in C++.
+      this.#pending.get(callId)?.reject(error);
+      this.#pending.delete(callId);
+    }
     return promise;
   }
 
