@@ -8,7 +8,11 @@
 //
 // Discovery (discovery.hpp) → manager.connect_servers → the startup gate. A critical
 // discovery failure gives no tools and one synthetic error {".mcp.json", message}; the
-// host's session still starts. `done` follows the async contract (on services.executor).
+// host's session still starts (the result still carries an empty manager, so a later
+// `/mcp reload` can connect). `done` follows the async contract (on services.executor);
+// services.executor is required — without one nothing starts and `done` never runs.
+// Errors: discovery errors keep their file path (and server); per-server connect/list
+// failures carry the server's source path and are also logged (warn) by the loader.
 
 #include <functional>
 #include <memory>
