@@ -1,7 +1,6 @@
 // NativeShellRunner against real `/bin/sh` commands.
 
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <optional>

@@ -275,6 +275,16 @@ TEST_F(DiscoveryMerge, Exa_StdioToolsArgKeepsTheServer) {
   EXPECT_EQ(r.exa_api_keys, std::vector<std::string>{"envkey"});
 }
 
+TEST_F(DiscoveryMerge, Exa_ToolsQueryInAStdioArgDecides) {
+  add("p", 10, Level::user, R"({
+    "remote-more": {"command": "npx", "args": ["mcp-remote", "https://mcp.exa.ai/mcp?tools=web_search_exa,crawling_exa"]},
+    "remote-search": {"command": "npx", "args": ["mcp-remote", "https://mcp.exa.ai/mcp?tools=web_search_exa"]},
+    "remote-mytools": {"command": "npx", "args": ["mcp-remote", "https://mcp.exa.ai/mcp?mytools=crawling_exa"]}})");
+  DiscoveryResult r = discover();
+  EXPECT_EQ(names(r), std::vector<std::string>{"remote-more"});
+  EXPECT_EQ(r.claimed, (std::vector<std::string>{"remote-mytools", "remote-search"}));
+}
+
 TEST_F(DiscoveryMerge, Exa_FilterOffKeepsTheServer) {
   add("p", 10, Level::user, R"({"exa": {"url": "https://mcp.exa.ai/mcp"}})");
   options.filter_exa = false;
