@@ -1,18 +1,22 @@
 // The manager with real processes (SPEC §5, §9): the test binary re-runs itself as the
 // scripted stdio server (scripted_server.hpp), on a NativeExecutor and the
-// NativeProcessLauncher. The tool cache is a MemoryKeyValueStore shared by two managers
-// (the "second run"); every test fails if a child process is left behind (main.cpp).
+// NativeProcessLauncher. The tool cache is a NativeFileStore in a temporary directory,
+// shared by two managers (the "second run"); every test fails if a child process is left
+// behind (main.cpp).
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include <stdlib.h>
+
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
 #include "mcprt/manager.hpp"
-#include "mcprt/memory_store.hpp"
+#include "mcprt/native/file_store.hpp"
 #include "native_test_support.hpp"
 
 namespace mcprt::native::test {
@@ -36,8 +40,19 @@ std::int64_t wall_now_ms() {
       .count();
 }
 
+std::string make_temp_dir() {
+  std::string templ = (std::filesystem::temp_directory_path() / "mcprt-manager-XXXXXX").string();
+  if (!::mkdtemp(templ.data())) return {};
+  return templ;
+}
+
 class NativeManager : public ::testing::Test {
  protected:
+  ~NativeManager() override {
+    std::error_code ec;
+    if (!cache_dir.empty()) std::filesystem::remove_all(cache_dir, ec);
+  }
+
   ManagerServices services() {
     ManagerServices s;
     s.executor = &ex;
@@ -64,7 +79,8 @@ class NativeManager : public ::testing::Test {
   NativeExecutor ex;
   CapturingLogger log;
   NativeProcessLauncher launcher{ex, &log, fast_options()};
-  MemoryKeyValueStore store{ex};
+  std::string cache_dir = make_temp_dir();
+  NativeFileStore store{cache_dir, ex};
 };
 
 TEST_F(NativeManager, SlowStartingServerIsAnsweredFromTheCacheOnTheSecondRun) {
@@ -78,7 +94,8 @@ TEST_F(NativeManager, SlowStartingServerIsAnsweredFromTheCacheOnTheSecondRun) {
     EXPECT_EQ(first.tools().size(), 2u);
     disconnect_all(first);
   }
-  ASSERT_EQ(store.entries().count(ToolCache::key_for("slow")), 1u);
+  ASSERT_FALSE(cache_dir.empty());
+  ASSERT_TRUE(std::filesystem::exists(store.path_for(ToolCache::key_for("slow"))));
 
   // Second run: the gate answers with the cached tools while the server still starts.
   McpManager second(services(), ManagerOptions{});
