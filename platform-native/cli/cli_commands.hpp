@@ -23,4 +23,14 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
 int run_status(const GlobalOptions& options, const std::string& server);
 int run_repl(const GlobalOptions& options);
 
+// `mcprt serve-demo` (cli_serve_demo.cpp): empty paths = environment, then defaults
+// relative to the binary.
+struct ServeDemoOptions {
+  int port = 8080;          // 0 = any free port
+  std::string web_dir;      // demo/web (index.html, app.js, style.css)
+  std::string js_dir;       // the wasm tree's mcprt-js (index.js, mcprt.mjs, mcprt.wasm)
+  std::string demo_server;  // mcprt-demo-server
+};
+int run_serve_demo(const ServeDemoOptions& options);
+
 }  // namespace mcprt::cli

@@ -5,6 +5,7 @@
 //     call <tool> [JSON] [--json]  call one tool
 //     status [name]             one server's state, error and stderr tail (or all)
 //     repl                      /mcp commands and tool calls from stdin
+//     serve-demo [--port N]     the web demo page + demo MCP server (cli_serve_demo.cpp)
 #include <CLI/CLI.hpp>
 
 #include <string>
@@ -47,6 +48,16 @@ int main(int argc, char** argv) {
   auto* repl_cmd = app.add_subcommand(
       "repl", "Read lines from stdin: /mcp commands, '<tool> <json>' calls, /quit");
 
+  ServeDemoOptions serve_demo;
+  auto* serve_demo_cmd = app.add_subcommand(
+      "serve-demo", "Serve the web demo page and the demo MCP server on 127.0.0.1 (Ctrl-C stops)");
+  serve_demo_cmd->add_option("--port", serve_demo.port, "Port of the page (default 8080, 0 = any)");
+  serve_demo_cmd->add_option("--web-dir", serve_demo.web_dir, "The demo page (env MCPRT_DEMO_WEB_DIR)");
+  serve_demo_cmd->add_option("--js-dir", serve_demo.js_dir,
+                             "The wasm build's mcprt-js directory (env MCPRT_JS_DIR)");
+  serve_demo_cmd->add_option("--demo-server", serve_demo.demo_server,
+                             "mcprt-demo-server binary (env MCPRT_DEMO_SERVER)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -59,5 +70,6 @@ int main(int argc, char** argv) {
   if (call_cmd->parsed()) return run_call(global, call_tool, call_args, call_json);
   if (status_cmd->parsed()) return run_status(global, status_name);
   if (repl_cmd->parsed()) return run_repl(global);
+  if (serve_demo_cmd->parsed()) return run_serve_demo(serve_demo);
   return kExitUsage;
 }

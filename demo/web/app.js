@@ -1,0 +1,271 @@
+// The mcprt demo page: lists the tools of remote MCP servers through the `mcprt` JS
+// package (served under ./mcprt/ by `mcprt serve-demo`), shows each server's status live,
+// calls a tool from a form built from its input schema. The server list lives in
+// localStorage and the tools in the runtime's IndexedDB cache, so a reload shows the
+// cached tools at once while the connections come up.
+import { createRuntime } from './mcprt/index.js';
+
+const kServersKey = 'mcprt-demo.servers';
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key === 'class') node.className = value;
+    else if (key === 'text') node.textContent = value;
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children) if (child !== null && child !== undefined) node.append(child);
+  return node;
+}
+
+// The server list: {name: {url}}. First visit: the demo server `mcprt serve-demo` started
+// (from ./config.json), when there is one.
+async function initialServers() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(kServersKey) ?? 'null');
+    if (saved && typeof saved === 'object') return saved;
+  } catch {
+    // A corrupt entry: start over.
+  }
+  try {
+    const response = await fetch('./config.json', { cache: 'no-store' });
+    if (response.ok) {
+      const config = await response.json();
+      if (typeof config.demoServerUrl === 'string') return { demo: { url: config.demoServerUrl } };
+    }
+  } catch {
+    // Served by something else than serve-demo: no pre-filled server.
+  }
+  return {};
+}
+
+const state = {
+  servers: {},
+  statuses: new Map(),  // server → last StatusEvent
+  loading: false,
+  openForms: new Set(),  // tool names whose call form is open (kept across re-renders)
+};
+
+let rt;
+
+function saveServers() {
+  localStorage.setItem(kServersKey, JSON.stringify(state.servers));
+}
+
+function renderServers() {
+  const list = $('servers');
+  list.replaceChildren();
+  const names = Object.keys(state.servers).sort();
+  if (names.length === 0) list.append(el('li', { class: 'muted', text: 'No servers yet: add one above.' }));
+  for (const name of names) {
+    const event = state.statuses.get(name);
+    const status = rt?.status(name);
+    const phase = event?.phase ?? status?.phase ?? (state.loading ? 'connecting' : 'unknown');
+    const error = event?.error ?? status?.error;
+    const count = status?.toolCount ?? event?.toolCount ?? 0;
+    const remove = el('button', { type: 'button', class: 'small', text: 'Remove' });
+    remove.addEventListener('click', () => {
+      delete state.servers[name];
+      state.statuses.delete(name);
+      saveServers();
+      load();
+    });
+    list.append(el('li', { class: 'server', 'data-server': name },
+      el('span', { class: 'server-name', text: name }),
+      el('span', { class: 'url muted', text: state.servers[name].url }),
+      el('span', { class: `badge phase-${phase}`, 'data-phase': phase, text: phase }),
+      el('span', { class: 'muted', text: `${count} tool${count === 1 ? '' : 's'}` }),
+      status?.toolsFromCache ? el('span', { class: 'badge cached', text: 'cached' }) : null,
+      remove,
+      error ? el('div', { class: 'error', text: error.message }) : null));
+  }
+}
+
+// One form field per input-schema property; the value is converted back by its type.
+function fieldFor(name, schema, required) {
+  const label = el('label', { class: 'field' },
+                   el('span', { text: `${name}${required ? ' *' : ''}` }));
+  let input;
+  const type = Array.isArray(schema.type) ? schema.type[0] : schema.type;
+  if (Array.isArray(schema.enum)) {
+    input = el('select', { name });
+    if (!required) input.append(el('option', { value: '', text: '' }));
+    for (const v of schema.enum) input.append(el('option', { value: JSON.stringify(v), text: String(v) }));
+    input.dataset.kind = 'enum';
+  } else if (type === 'boolean') {
+    input = el('input', { type: 'checkbox', name });
+    input.dataset.kind = 'boolean';
+  } else if (type === 'number' || type === 'integer') {
+    input = el('input', { type: 'number', name, step: type === 'integer' ? '1' : 'any', required });
+    input.dataset.kind = 'number';
+  } else if (type === 'string') {
+    input = el('input', { type: 'text', name, required });
+    input.dataset.kind = 'string';
+  } else {
+    input = el('textarea', { name, rows: 2, placeholder: 'JSON', required });
+    input.dataset.kind = 'json';
+  }
+  if (schema.default !== undefined && input.dataset.kind !== 'boolean') {
+    input.value = input.dataset.kind === 'json' || input.dataset.kind === 'enum'
+      ? JSON.stringify(schema.default) : String(schema.default);
+  } else if (schema.default === true) {
+    input.checked = true;
+  }
+  label.append(input);
+  if (schema.description) label.append(el('small', { class: 'muted', text: schema.description }));
+  return label;
+}
+
+function readArguments(form) {
+  const args = {};
+  for (const input of form.querySelectorAll('[data-kind]')) {
+    const kind = input.dataset.kind;
+    if (kind === 'boolean') {
+      args[input.name] = input.checked;
+      continue;
+    }
+    if (input.value === '') continue;  // omitted (the server checks what is required)
+    if (kind === 'number') args[input.name] = Number(input.value);
+    else if (kind === 'string') args[input.name] = input.value;
+    else {
+      try {
+        args[input.name] = JSON.parse(input.value);
+      } catch {
+        throw new Error(`${input.name}: not valid JSON`);
+      }
+    }
+  }
+  return args;
+}
+
+function callForm(tool) {
+  const schema = tool.inputSchema ?? {};
+  const properties = schema.properties && typeof schema.properties === 'object' ? schema.properties : {};
+  const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+  const form = el('form', { class: 'call', 'data-tool': tool.name });
+  for (const [name, property] of Object.entries(properties)) {
+    form.append(fieldFor(name, property && typeof property === 'object' ? property : {}, required.has(name)));
+  }
+  const output = el('pre', { class: 'result', hidden: true });
+  const button = el('button', { type: 'submit', text: 'Call' });
+  form.append(button, output);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    output.hidden = false;
+    output.className = 'result';
+    let args;
+    try {
+      args = readArguments(form);
+    } catch (error) {
+      output.classList.add('error');
+      output.textContent = error.message;
+      return;
+    }
+    button.disabled = true;
+    output.textContent = 'calling…';
+    try {
+      const result = await rt.callTool(tool.name, args, { signal: AbortSignal.timeout(60000) });
+      output.classList.add(result.isError ? 'error' : 'ok');
+      output.textContent = result.text || JSON.stringify(result.content, null, 2);
+      if (result.structuredContent !== undefined && result.structuredContent !== null) {
+        output.textContent += `\n\nstructuredContent: ${JSON.stringify(result.structuredContent)}`;
+      }
+    } catch (error) {
+      output.classList.add('error');
+      output.textContent = `${error.name}: ${error.message}`;
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
+function renderTools(tools) {
+  const container = $('tools');
+  // Keep the open call forms (and their typed values and results) across updates.
+  const kept = new Map();
+  for (const details of container.querySelectorAll('details.tool[open]')) kept.set(details.dataset.tool, details);
+  container.replaceChildren();
+  $('tool-count').textContent = `(${tools.length})`;
+  if (tools.length === 0) {
+    container.append(el('p', { class: 'muted', text: state.loading ? 'Loading…' : 'No tools.' }));
+    return;
+  }
+  for (const tool of tools) {
+    const existing = kept.get(tool.name);
+    const summary = el('summary', {},
+      el('code', { class: 'tool-name', text: tool.name }),
+      tool.deferred ? el('span', { class: 'badge cached', text: 'cached' }) : null,
+      el('span', { class: 'muted', text: ` ${tool.label}` }));
+    if (existing && !tool.deferred) {
+      existing.querySelector('summary').replaceWith(summary);
+      container.append(existing);
+      continue;
+    }
+    const details = el('details', { class: 'tool', 'data-tool': tool.name, 'data-deferred': String(tool.deferred) },
+      summary,
+      el('p', { class: 'description', text: tool.description || '(no description)' }),
+      el('details', { class: 'schema' }, el('summary', { text: 'Input schema' }),
+         el('pre', { text: JSON.stringify(tool.inputSchema, null, 2) })),
+      callForm(tool));
+    if (existing) details.open = true;
+    container.append(details);
+  }
+}
+
+async function load() {
+  state.loading = true;
+  renderServers();
+  $('load-errors').hidden = true;
+  try {
+    const loaded = await rt.discoverAndLoad({ servers: state.servers });
+    const messages = loaded.errors.map((e) => (e.server ? `${e.server}: ${e.error}` : e.error));
+    if (messages.length) {
+      $('load-errors').textContent = messages.join('\n');
+      $('load-errors').hidden = false;
+    }
+  } catch (error) {
+    $('load-errors').textContent = `${error.name}: ${error.message}`;
+    $('load-errors').hidden = false;
+  } finally {
+    state.loading = false;
+    renderServers();
+    renderTools(rt.tools());
+  }
+}
+
+async function main() {
+  state.servers = await initialServers();
+  rt = await createRuntime({ logLevel: 'warn', sourceName: 'demo page' });
+  rt.onStatus((event) => {
+    state.statuses.set(event.server, event);
+    renderServers();
+  });
+  rt.onToolsChanged((tools) => {
+    renderTools(tools);
+    renderServers();
+  });
+  $('add-server').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const name = $('server-name').value.trim();
+    const url = $('server-url').value.trim();
+    if (!name || !url) return;
+    state.servers[name] = { url };
+    saveServers();
+    $('server-name').value = '';
+    $('server-url').value = '';
+    load();
+  });
+  window.addEventListener('pagehide', () => rt.dispose());
+  renderServers();
+  renderTools([]);
+  await load();
+}
+
+main().catch((error) => {
+  $('load-errors').textContent = `The runtime did not start: ${error.message}`;
+  $('load-errors').hidden = false;
+});
