@@ -163,10 +163,12 @@ TEST_F(ManagerShutdown, Destruction_WithEverythingInFlight_NoCallbackAfterwardsA
   int late_callbacks = 0;
   manager->on_tools_changed([&] { ++late_callbacks; });
   manager->on_status([&](const StatusEvent&) { ++late_callbacks; });
-  manager->wait_for_connection("hung", {}, [&](Status) { ++late_callbacks; });
+  std::vector<Status> waits;
+  manager->wait_for_connection("hung", {}, [&](Status s) { waits.push_back(s); });
   manager->disconnect_server("live", [&] { ++late_callbacks; });
+  std::vector<Result<json>> calls;
   manager->tool_host()->call_tool("busy", "w", json::object(), CallOptions{},
-                                  [&](Result<json>) {});
+                                  [&](Result<json> r) { calls.push_back(r); });
   auto host = manager->tool_host();
   const int gates_before = gate_calls;
 
@@ -176,6 +178,11 @@ TEST_F(ManagerShutdown, Destruction_WithEverythingInFlight_NoCallbackAfterwardsA
 
   EXPECT_EQ(late_callbacks, 0);
   EXPECT_EQ(gate_calls, gates_before);
+  // What tools wait on ends once with `closed` instead of hanging.
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0].error().code, ErrorCode::closed) << waits[0];
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].error().code, ErrorCode::closed) << calls[0];
   EXPECT_EQ(ex.pending_timers(), 0u);
   for (const char* n : {"live", "hung", "dropped", "busy"}) {
     for (FakeServer* s : farm.all(n)) EXPECT_TRUE(s->closed()) << n;

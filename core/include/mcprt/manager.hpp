@@ -10,8 +10,9 @@
 //   });
 //
 // Single-threaded on services.executor; callbacks follow the async contract. Destroying
-// the manager disconnects every server: no process, socket or timer outlives it, and no
-// callback runs afterwards.
+// the manager disconnects every server: no process, socket or timer outlives it. Tool calls
+// and wait_for_connection still in flight end once with ErrorCode::closed (posted: the
+// tools that wait on them may outlive the manager); no other callback runs afterwards.
 
 #include <cstdint>
 #include <functional>

@@ -1013,7 +1013,19 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
       call.timeout = s->config.tool_timeout_ms ? Millis(*s->config.tool_timeout_ms)
                                                : options.default_tool_timeout;
     }
-    s->session->call_tool(raw_tool, std::move(arguments), std::move(call), std::move(done));
+    // Registered so that shutdown() can answer it: a destroyed session never calls back.
+    const std::uint64_t id = next_call++;
+    calls.emplace(id, PendingCall{name, std::move(done)});
+    s->session->call_tool(raw_tool, std::move(arguments), std::move(call),
+                          [weak = weak_from_this(), id](Result<json> r) {
+                            auto self = weak.lock();
+                            if (!self) return;
+                            auto it = self->calls.find(id);
+                            if (it == self->calls.end()) return;  // shutdown() answered it
+                            auto done = std::move(it->second.done);
+                            self->calls.erase(it);
+                            done(std::move(r));
+                          });
   }
 
   // ---------------------------------------------------------------- shutdown
@@ -1077,7 +1089,20 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
   void shutdown() {
     destroyed = true;
     gates.clear();
+    // Tool calls and connection waits belong to tools, which may outlive the manager:
+    // they end once, with `closed`, rather than never.
+    const auto gone = [](const std::string& server) {
+      return Error::make(ErrorCode::closed, server_prefix(server) + "the MCP manager shut down");
+    };
+    for (auto& [id, w] : waiters) {
+      if (w->abort_listener) w->signal.remove_listener(w->abort_listener);
+      ex().post([done = std::move(w->done), e = gone(w->server)] { done(Status(e)); });
+    }
     waiters.clear();
+    for (auto& [id, call] : calls) {
+      ex().post([done = std::move(call.done), e = gone(call.server)] { done(e); });
+    }
+    calls.clear();
     for (auto& [name, s] : servers) {
       s->retry_timer.reset();
       s->health_timer.reset();
@@ -1116,6 +1141,12 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
   std::vector<std::shared_ptr<ClientSession>> graveyard;
   std::vector<std::shared_ptr<Gate>> gates;
   std::map<std::uint64_t, std::unique_ptr<Waiter>> waiters;
+  struct PendingCall {
+    std::string server;
+    std::function<void(Result<json>)> done;
+  };
+  std::map<std::uint64_t, PendingCall> calls;  // tools/call in flight
+  std::uint64_t next_call = 1;
   std::vector<std::shared_ptr<McpTool>> tools;
   bool tools_changed_posted = false;
   std::map<std::uint64_t, std::function<void()>> tools_listeners;
