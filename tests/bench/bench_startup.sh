@@ -27,7 +27,9 @@ make_config() {  # count → config file path
     echo '{"mcpServers":{'
     for ((i = 0; i < count; i++)); do
       ((i > 0)) && echo ','
-      printf '"slow%02d":{"command":"%s","args":["--startup-delay-ms","%s"]}' "$i" "$server" "$delay"
+      # A distinct env per entry: identical endpoints would be deduplicated (SPEC §2.3).
+      printf '"slow%02d":{"command":"%s","args":["--startup-delay-ms","%s"],"env":{"MCPRT_BENCH_SLOT":"%s"}}' \
+        "$i" "$server" "$delay" "$i"
     done
     echo '}}'
   } >"$file"
