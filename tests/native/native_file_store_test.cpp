@@ -11,6 +11,7 @@
 
 #include "mcprt/native/executor.hpp"
 #include "mcprt/native/file_store.hpp"
+#include "mcprt/testing/env_map.hpp"
 #include "mcprt/testing/manual_executor.hpp"
 #include "mcprt/tool_cache.hpp"
 #include "native_test_support.hpp"
@@ -213,13 +214,7 @@ TEST_F(FileStoreTest, ToolCacheRoundTripsThroughFilesOnTheNativeExecutor) {
 }
 
 TEST(DefaultCacheDir, PrefersAbsoluteXdgCacheHome) {
-  auto env = [](std::map<std::string, std::string> vars) -> EnvLookup {
-    return [vars](std::string_view name) -> std::optional<std::string> {
-      auto it = vars.find(std::string(name));
-      if (it == vars.end()) return std::nullopt;
-      return it->second;
-    };
-  };
+  const auto env = mcprt::testing::env_of;
   EXPECT_EQ(default_cache_dir(env({{"XDG_CACHE_HOME", "/xdg"}, {"HOME", "/home/u"}})),
             "/xdg/mcprt");
   EXPECT_EQ(default_cache_dir(env({{"XDG_CACHE_HOME", "relative"}, {"HOME", "/home/u"}})),

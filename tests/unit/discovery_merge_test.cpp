@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mcprt/discovery.hpp"
+#include "mcprt/testing/env_map.hpp"
 #include "mcprt/testing/memory_file_system.hpp"
 
 namespace mcprt {
@@ -22,11 +23,7 @@ class DiscoveryMerge : public ::testing::Test {
     ctx.cwd = "/repo";
     ctx.home = "/home/u";
     ctx.fs = &fs;
-    ctx.env = [this](std::string_view name) -> std::optional<std::string> {
-      auto it = env.find(std::string(name));
-      if (it == env.end()) return std::nullopt;
-      return it->second;
-    };
+    ctx.env = testing::env_ref(env);
   }
 
   // A provider over `servers` (a bare name → entry map, as JSON text).

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "mcprt/discovery.hpp"
+#include "mcprt/testing/env_map.hpp"
 #include "mcprt/testing/memory_file_system.hpp"
 
 namespace mcprt {
@@ -20,11 +21,7 @@ class DiscoveryProviders : public ::testing::Test {
     ctx.cwd = "/repo";
     ctx.home = "/home/u";
     ctx.fs = &fs;
-    ctx.env = [this](std::string_view name) -> std::optional<std::string> {
-      auto it = env.find(std::string(name));
-      if (it == env.end()) return std::nullopt;
-      return it->second;
-    };
+    ctx.env = testing::env_ref(env);
   }
 
   DiscoveryResult discover(DiscoveryOptions options = {}) { return discover_servers(ctx, options); }

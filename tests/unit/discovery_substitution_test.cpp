@@ -9,6 +9,7 @@
 
 #include "mcprt/discovery.hpp"
 #include "mcprt/testing/capturing_logger.hpp"
+#include "mcprt/testing/env_map.hpp"
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt {
@@ -17,13 +18,7 @@ namespace {
 using testing::CapturingLogger;
 using testing::ManualExecutor;
 
-EnvLookup env_of(std::map<std::string, std::string> vars) {
-  return [vars = std::move(vars)](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
-}
+using testing::env_of;
 
 ServerConfig stdio_server(std::map<std::string, std::string> env_values) {
   ServerConfig c;
