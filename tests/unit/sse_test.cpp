@@ -192,7 +192,8 @@ TEST(SseParser, KeepsTheIdAcrossLaterEvents) {
 }
 
 TEST(SseParser, IgnoresAnIdContainingNul) {
-  Parsed r = parse_every_way(std::string("id: good\ndata: a\n\nid: b\0ad\ndata: b\n\n", 38));
+  constexpr char kStream[] = "id: good\ndata: a\n\nid: b\0ad\ndata: b\n\n";
+  Parsed r = parse_every_way(std::string_view(kStream, sizeof(kStream) - 1));
   ASSERT_EQ(r.events.size(), 2u);
   EXPECT_EQ(r.events[1].id, "good");
   EXPECT_FALSE(r.events[1].has_id);
