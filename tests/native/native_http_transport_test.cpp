@@ -26,11 +26,13 @@
 #include "mcprt/native/executor.hpp"
 #include "mcprt/native/http_client.hpp"
 #include "mcprt/native/process_launcher.hpp"
+#include "blocking_session_test.hpp"
 #include "native_test_support.hpp"
 
 namespace mcprt::native {
 namespace {
 
+using test::BlockingSessionTest;
 using test::CapturingLogger;
 using test::LoopbackHttpServer;
 using test::poll_until;
@@ -56,7 +58,7 @@ std::string first_text(const json& result) {
 
 // ---- the session harness ---------------------------------------------------------------
 
-class HttpSessionTest : public ::testing::Test {
+class HttpSessionTest : public BlockingSessionTest {
  protected:
   struct Setup {
     std::string name = "loopback";
@@ -72,61 +74,10 @@ class HttpSessionTest : public ::testing::Test {
     to.logger = &log_;
     auto transport = make_http_transport(ex_, http_, to);
     if (!transport.ok()) return std::move(transport).error();
-    ClientOptions co;
-    co.server_name = setup.name;
-    co.connect_timeout = setup.connect_timeout;
-    co.logger = &log_;
-    co.roots_cwd = "/tmp";
-    co.on_close = [this](const Error& e) { closed_with_ = e; };
-    co.on_notification = [this](const std::string& method, const json&) {
-      notifications_.push_back(method);
-    };
-    session_ = ClientSession::create(ex_, std::move(transport).value(), co);
-    std::optional<Status> result;
-    session_->connect([&](Status s) { result = std::move(s); });
-    if (!pump_until(ex_, [&] { return result.has_value(); })) {
-      return Error::make(ErrorCode::internal, "test: connect() never completed");
-    }
-    return *result;
+    return connect_session(std::move(transport).value(), setup.name, setup.connect_timeout);
   }
 
-  Result<std::vector<json>> list_tools() {
-    std::optional<Result<std::vector<json>>> result;
-    session_->list_tools([&](Result<std::vector<json>> r) { result = std::move(r); });
-    if (!pump_until(ex_, [&] { return result.has_value(); })) {
-      return Error::make(ErrorCode::internal, "test: list_tools() never completed");
-    }
-    return std::move(*result);
-  }
-
-  Result<json> call(const std::string& tool, json args, CallOptions options = {}) {
-    std::optional<Result<json>> result;
-    session_->call_tool(tool, std::move(args), std::move(options),
-                        [&](Result<json> r) { result = std::move(r); });
-    if (!pump_until(ex_, [&] { return result.has_value(); })) {
-      return Error::make(ErrorCode::internal, "test: call_tool() never completed");
-    }
-    return std::move(*result);
-  }
-
-  // Graceful close; true once the session reported the end.
-  bool close_session() {
-    if (!session_) return true;
-    session_->close();
-    return pump_until(ex_, [&] { return closed_with_.has_value(); });
-  }
-
-  void TearDown() override {
-    close_session();
-    session_.reset();
-  }
-
-  NativeExecutor ex_;
-  CapturingLogger log_;
   NativeHttpClient http_{ex_};
-  std::shared_ptr<ClientSession> session_;
-  std::optional<Error> closed_with_;
-  std::vector<std::string> notifications_;
 };
 
 // ---- (a) a scripted Streamable HTTP server ---------------------------------------------

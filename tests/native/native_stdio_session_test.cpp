@@ -15,11 +15,13 @@
 #include "mcprt/native/executor.hpp"
 #include "mcprt/native/process_launcher.hpp"
 #include "mcprt/stdio_transport.hpp"
+#include "blocking_session_test.hpp"
 #include "native_test_support.hpp"
 
 namespace mcprt::native {
 namespace {
 
+using test::BlockingSessionTest;
 using test::CapturingLogger;
 using test::fast_options;
 using test::pump_until;
@@ -76,7 +78,7 @@ bool reset_peak_rss() {
   return static_cast<bool>(out);
 }
 
-class StdioSession : public ::testing::Test {
+class StdioSession : public BlockingSessionTest {
  protected:
   struct Setup {
     std::string name = "scripted";
@@ -92,61 +94,10 @@ class StdioSession : public ::testing::Test {
     to.logger = &log_;
     to.max_message_bytes = setup.max_message_bytes;
     auto transport = make_stdio_transport(ex_, std::move(stream).value(), to);
-    ClientOptions co;
-    co.server_name = setup.name;
-    co.connect_timeout = setup.connect_timeout;
-    co.logger = &log_;
-    co.roots_cwd = "/tmp";
-    co.on_close = [this](const Error& e) { closed_with_ = e; };
-    co.on_notification = [this](const std::string& method, const json&) {
-      notifications_.push_back(method);
-    };
-    session_ = ClientSession::create(ex_, std::move(transport), co);
-    std::optional<Status> result;
-    session_->connect([&](Status s) { result = std::move(s); });
-    if (!pump_until(ex_, [&] { return result.has_value(); })) {
-      return Error::make(ErrorCode::internal, "test: connect() never completed");
-    }
-    return *result;
+    return connect_session(std::move(transport), setup.name, setup.connect_timeout);
   }
 
-  Result<std::vector<json>> list_tools() {
-    std::optional<Result<std::vector<json>>> result;
-    session_->list_tools([&](Result<std::vector<json>> r) { result = std::move(r); });
-    if (!pump_until(ex_, [&] { return result.has_value(); })) {
-      return Error::make(ErrorCode::internal, "test: list_tools() never completed");
-    }
-    return std::move(*result);
-  }
-
-  Result<json> call(const std::string& tool, json args, CallOptions options = {}) {
-    std::optional<Result<json>> result;
-    session_->call_tool(tool, std::move(args), std::move(options),
-                        [&](Result<json> r) { result = std::move(r); });
-    if (!pump_until(ex_, [&] { return result.has_value(); })) {
-      return Error::make(ErrorCode::internal, "test: call_tool() never completed");
-    }
-    return std::move(*result);
-  }
-
-  // Graceful close; true once the session reported the end.
-  bool close_session() {
-    if (!session_) return true;
-    session_->close();
-    return pump_until(ex_, [&] { return closed_with_.has_value(); });
-  }
-
-  void TearDown() override {
-    close_session();
-    session_.reset();  // destroys the transport and the stream: the child is reaped
-  }
-
-  NativeExecutor ex_;
-  CapturingLogger log_;
   NativeProcessLauncher launcher_{ex_, &log_, fast_options()};
-  std::shared_ptr<ClientSession> session_;
-  std::optional<Error> closed_with_;
-  std::vector<std::string> notifications_;
 };
 
 // ---- scripted servers ------------------------------------------------------------------
