@@ -385,7 +385,8 @@ void HttpFrontEnd::on_post(const httplib::Request& req, httplib::Response& res) 
   }
 
   if (initialize) {
-    const bool ok = !ex->out.empty() && ex->out.front().contains("result");
+    // A delayed initialize (--startup-delay-ms) has no answer yet; it always succeeds.
+    const bool ok = ex->out.empty() ? !ex->pending.empty() : ex->out.front().contains("result");
     if (ok) {
       res.set_header("Mcp-Session-Id", session_id);
       log("session " + session_id + " created");

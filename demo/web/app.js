@@ -196,18 +196,19 @@ function renderTools(tools) {
   }
   for (const tool of tools) {
     const existing = kept.get(tool.name);
-    const summary = el('summary', {},
+    const summary = el('summary', { title: tool.label },
       el('code', { class: 'tool-name', text: tool.name }),
       tool.deferred ? el('span', { class: 'badge cached', text: 'cached' }) : null,
-      el('span', { class: 'muted', text: ` ${tool.label}` }));
+      el('span', { class: 'description muted', text: tool.description || '(no description)' }));
     if (existing && !tool.deferred) {
       existing.querySelector('summary').replaceWith(summary);
+      existing.dataset.deferred = 'false';
       container.append(existing);
       continue;
     }
     const details = el('details', { class: 'tool', 'data-tool': tool.name, 'data-deferred': String(tool.deferred) },
       summary,
-      el('p', { class: 'description', text: tool.description || '(no description)' }),
+      el('p', { class: 'muted', text: `Server ${tool.server}, tool ${tool.tool}` }),
       el('details', { class: 'schema' }, el('summary', { text: 'Input schema' }),
          el('pre', { text: JSON.stringify(tool.inputSchema, null, 2) })),
       callForm(tool));
@@ -222,7 +223,11 @@ async function load() {
   $('load-errors').hidden = true;
   try {
     const loaded = await rt.discoverAndLoad({ servers: state.servers });
-    const messages = loaded.errors.map((e) => (e.server ? `${e.server}: ${e.error}` : e.error));
+    // A server's own row shows its connection error; list here only the others (config
+    // and validation errors).
+    const messages = loaded.errors
+      .filter((e) => !(e.server && rt.status(e.server)?.error))
+      .map((e) => (e.server ? `${e.server}: ${e.error}` : e.error));
     if (messages.length) {
       $('load-errors').textContent = messages.join('\n');
       $('load-errors').hidden = false;

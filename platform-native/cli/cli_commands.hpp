@@ -30,6 +30,7 @@ struct ServeDemoOptions {
   std::string web_dir;      // demo/web (index.html, app.js, style.css)
   std::string js_dir;       // the wasm tree's mcprt-js (index.js, mcprt.mjs, mcprt.wasm)
   std::string demo_server;  // mcprt-demo-server
+  int demo_startup_delay_ms = 0;  // the demo server's --startup-delay-ms
 };
 int run_serve_demo(const ServeDemoOptions& options);
 

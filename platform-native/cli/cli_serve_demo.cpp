@@ -1,4 +1,4 @@
-// `mcprt serve-demo [--port N]`: the web demo on 127.0.0.1. Serves the page (demo/web),
+// `mcprt serve-demo [--port N] [--demo-startup-delay-ms N]`: the web demo on 127.0.0.1. Serves the page (demo/web),
 // the `mcprt` JS package (index.js, mcprt.mjs, mcprt.wasm under /mcprt/) and
 // /config.json (the demo server's URL, which the page pre-fills), and runs the demo MCP
 // server as a child (`mcprt-demo-server --http 0`). Ctrl-C (SIGINT) or SIGTERM stops
@@ -82,7 +82,7 @@ class DemoServerChild {
   ~DemoServerChild() { stop(); }
 
   // Starts it and waits for its URL. Returns the URL, or an empty string with `error`.
-  std::string start(const fs::path& executable, std::string& error) {
+  std::string start(const fs::path& executable, int startup_delay_ms, std::string& error) {
     int fds[2];
     if (::pipe(fds) != 0) {
       error = "cannot create a pipe for the demo server";
@@ -108,8 +108,11 @@ class DemoServerChild {
       ::close(fds[0]);
       ::close(fds[1]);
       const std::string exe = executable.string();
-      char* argv[] = {const_cast<char*>(exe.c_str()), const_cast<char*>("--http"),
-                      const_cast<char*>("0"), const_cast<char*>("--quiet"), nullptr};
+      const std::string delay = std::to_string(startup_delay_ms);
+      char* argv[] = {const_cast<char*>(exe.c_str()),      const_cast<char*>("--http"),
+                      const_cast<char*>("0"),              const_cast<char*>("--quiet"),
+                      const_cast<char*>("--startup-delay-ms"), const_cast<char*>(delay.c_str()),
+                      nullptr};
       ::execv(exe.c_str(), argv);
       const std::string msg = "cannot run " + exe + "\n";
       ssize_t ignored = ::write(STDERR_FILENO, msg.data(), msg.size());
@@ -246,7 +249,7 @@ int run_serve_demo(const ServeDemoOptions& options) {
 
   DemoServerChild child;
   std::string error;
-  const std::string demo_url = child.start(demo_server, error);
+  const std::string demo_url = child.start(demo_server, options.demo_startup_delay_ms, error);
   if (demo_url.empty()) {
     std::fprintf(stderr, "mcprt serve-demo: %s\n", error.c_str());
     return kExitFailed;

@@ -57,6 +57,10 @@ int main(int argc, char** argv) {
                              "The wasm build's mcprt-js directory (env MCPRT_JS_DIR)");
   serve_demo_cmd->add_option("--demo-server", serve_demo.demo_server,
                              "mcprt-demo-server binary (env MCPRT_DEMO_SERVER)");
+  serve_demo_cmd
+      ->add_option("--demo-startup-delay-ms", serve_demo.demo_startup_delay_ms,
+                   "Delay the demo server's initialize answers (to watch cached tools on reload)")
+      ->check(CLI::Range(0, 600000));
 
   try {
     app.parse(argc, argv);

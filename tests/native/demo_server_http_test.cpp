@@ -519,6 +519,38 @@ TEST_F(DemoServerHttp, ExitsWithStatusZeroOnSigterm) {
   EXPECT_EQ(WEXITSTATUS(*status), 0);
 }
 
+// --startup-delay-ms over HTTP: the initialize POST is answered after the delay, and the
+// session it creates is kept for the requests that follow (the browser test's slow server).
+TEST(DemoServerHttpStartupDelay, AnswersInitializeLateWithASessionThatStaysUsable) {
+  constexpr auto kDelay = std::chrono::milliseconds(300);
+  HttpDemoServer server({"--http", "0", "--startup-delay-ms", std::to_string(kDelay.count())});
+  ASSERT_GT(server.port(), 0) << server.error();
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_read_timeout(kDeadline);
+  const httplib::Headers accept{{"Accept", kAcceptBoth}};
+  const auto sent = Clock::now();
+  auto init = client.Post("/mcp", accept, initialize_message().dump(), "application/json");
+  ASSERT_TRUE(init) << httplib::to_string(init.error());
+  EXPECT_GE(Clock::now() - sent, kDelay);  // answered no earlier than the delay allows
+  EXPECT_EQ(init->status, 200);
+  const json answer = json::parse(init->body, nullptr, false);
+  ASSERT_TRUE(answer.is_object()) << init->body;
+  EXPECT_EQ(answer["result"]["protocolVersion"], "2025-11-25");
+  const std::string session = init->get_header_value("Mcp-Session-Id");
+  ASSERT_FALSE(session.empty());
+
+  httplib::Headers with_session = accept;
+  with_session.emplace("Mcp-Session-Id", session);
+  auto list = client.Post("/mcp", with_session,
+                          json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}}.dump(),
+                          "application/json");
+  ASSERT_TRUE(list) << httplib::to_string(list.error());
+  EXPECT_EQ(list->status, 200) << list->body;
+  const json tools = json::parse(list->body, nullptr, false);
+  ASSERT_TRUE(tools.is_object()) << list->body;
+  EXPECT_EQ(tools["result"]["tools"].size(), 6u);
+}
+
 TEST(DemoServerHttpOptions, RefusesANonLoopbackHost) {
   HttpDemoServer server({"--http", "0", "--host", "0.0.0.0"});
   EXPECT_EQ(server.port(), -1);

@@ -194,9 +194,13 @@ TEST(NativeDiscovery, ReadsRealFilesFromHomeXdgAndTheProject) {
   EXPECT_EQ(names, (std::vector<std::string>{"claude-srv", "codex-srv", "native-srv", "project-srv", "vs"}));
   EXPECT_EQ(r.disabled, std::vector<std::string>{"off"});
   for (const auto& c : r.configs) {
-    if (c.name == "claude-srv") EXPECT_EQ(c.headers.at("Authorization"), "Bearer t0k");
-    if (c.name == "codex-srv") EXPECT_EQ(c.timeout_ms, 2000);
-    if (c.name == "native-srv") EXPECT_EQ(c.source.provider_name, "acme");
+    if (c.name == "claude-srv") {
+      EXPECT_EQ(c.headers.at("Authorization"), "Bearer t0k");
+    } else if (c.name == "codex-srv") {
+      EXPECT_EQ(c.timeout_ms, 2000);
+    } else if (c.name == "native-srv") {
+      EXPECT_EQ(c.source.provider_name, "acme");
+    }
   }
 }
 
