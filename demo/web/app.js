@@ -243,8 +243,10 @@ async function load() {
 }
 
 async function main() {
-  state.servers = await initialServers();
-  rt = await createRuntime({ logLevel: 'warn', sourceName: 'demo page' });
+  [state.servers, rt] = await Promise.all([
+    initialServers(),
+    createRuntime({ logLevel: 'warn', sourceName: 'demo page' }),
+  ]);
   rt.onStatus((event) => {
     state.statuses.set(event.server, event);
     renderServers();

@@ -2,12 +2,11 @@
 // package of the wasm tree and the demo MCP server, all on 127.0.0.1) and a Chromium
 // profile that keeps localStorage and IndexedDB across reloads. Used by the browser test
 // (demo_page.test.mjs) and the page-load benchmark (tests/bench/bench_demo_page.mjs).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
-import { SOURCE_DIR } from './harness.mjs';
+import { SOURCE_DIR, startProcess, stopProcess } from './harness.mjs';
 
 export const CHROMIUM = process.env.MCPRT_CHROMIUM || '/usr/bin/chromium';
 
@@ -29,41 +28,13 @@ export async function startServeDemo({ startupDelayMs = 0 } = {}) {
   const args = ['serve-demo', '--port', '0', '--web-dir', path.join(SOURCE_DIR, 'demo/web'),
                 '--js-dir', path.dirname(jsIndex), '--demo-server', demoServer,
                 '--demo-startup-delay-ms', String(startupDelayMs)];
-  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  const url = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`mcprt serve-demo printed no URL in 30 s: ${output}`));
-    }, 30000);
-    const onData = (d) => {
-      output += d.toString();
-      const m = output.match(/mcprt demo page: (http:\/\/127\.0\.0\.1:\d+\/)/);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`mcprt serve-demo exited (${code ?? signal}): ${output}`));
-    });
-  });
+  const { child, match, output } = await startProcess(
+    cli, args, {}, /mcprt demo page: (http:\/\/127\.0\.0\.1:\d+\/)/, 'mcprt serve-demo');
   return {
-    url,
-    output: () => output,
+    url: match[1],
+    output,
     // SIGTERM stops the page server and the demo server; resolves with the exit code.
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-      const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10000);
-      const code = await exited;
-      clearTimeout(timer);
-      return code;
-    },
+    stop: () => stopProcess(child, 10000),
   };
 }
 
@@ -97,8 +68,8 @@ export async function launchBrowser() {
 
 // Runs in the page (serialised by playwright, so self-contained): the page's listing of
 // the demo server — its tools, its status badge — when all the demo tools are listed with
-// `deferred` as asked (any state when `deferred` is null), else null. `at` is the time in
-// ms since the navigation started.
+// `deferred` as asked ('any': cached or live; null: the state whatever it is), else null.
+// `at` is the time in ms since the navigation started.
 function demoListing({ names, deferred }) {
   const tools = [...document.querySelectorAll('#tools details.tool')].map((d) => ({
     name: d.dataset.tool,
@@ -113,7 +84,7 @@ function demoListing({ names, deferred }) {
     at: performance.now(),
   };
   if (deferred === null) return state;
-  const listed = tools.filter((t) => names.includes(t.name) && t.deferred === deferred);
+  const listed = tools.filter((t) => names.includes(t.name) && (deferred === 'any' || t.deferred === deferred));
   return listed.length === names.length ? state : null;
 }
 
@@ -122,8 +93,8 @@ export function readListing(page) {
   return page.evaluate(demoListing, { names: DEMO_TOOLS, deferred: null });
 }
 
-// Waits until the page lists all the demo tools, `deferred` (from the cache, before the
-// connection) or live, polling every animation frame; resolves with the listing at that
+// Waits until the page lists all the demo tools, `deferred` true (from the cache, before
+// the connection), false (live) or 'any', polling every animation frame; resolves with the listing at that
 // moment. `limitMs` bounds a broken run; it is not a timing assertion.
 export async function waitForDemoTools(page, { deferred, limitMs = 30000 }) {
   const handle = await page.waitForFunction(demoListing, { names: DEMO_TOOLS, deferred },

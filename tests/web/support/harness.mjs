@@ -66,7 +66,9 @@ export async function closedPort() {
   return port;
 }
 
-function startProcess(command, args, env, readyPattern, label) {
+// Starts a process and resolves with {child, match, output()} once its stdout or stderr
+// matches `readyPattern`; rejects if it exits first or takes over 30 s.
+export function startProcess(command, args, env, readyPattern, label) {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -97,13 +99,16 @@ function startProcess(command, args, env, readyPattern, label) {
   });
 }
 
-async function stopProcess(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
+// SIGTERM, then SIGKILL after `killAfterMs`; resolves with the exit code (null when a
+// signal ended it).
+export async function stopProcess(child, killAfterMs = 3000) {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = new Promise((resolve) => child.once('exit', (code) => resolve(code)));
   child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-  await exited;
+  const timer = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
+  const code = await exited;
   clearTimeout(timer);
+  return code;
 }
 
 // The native demo server in --http mode on a free loopback port.
