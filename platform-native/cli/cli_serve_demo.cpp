@@ -1,8 +1,9 @@
-// `mcprt serve-demo [--port N] [--demo-startup-delay-ms N]`: the web demo on 127.0.0.1. Serves the page (demo/web),
-// the `mcprt` JS package (index.js, mcprt.mjs, mcprt.wasm under /mcprt/) and
-// /config.json (the demo server's URL, which the page pre-fills), and runs the demo MCP
-// server as a child (`mcprt-demo-server --http 0`). Ctrl-C (SIGINT) or SIGTERM stops
-// both; the child also gets SIGTERM if this process dies (PR_SET_PDEATHSIG).
+// `mcprt serve-demo [--port N] [--demo-startup-delay-ms N]`: the web demo on 127.0.0.1.
+// Serves the page (demo/web), the `mcprt` JS package (index.js, mcprt.mjs, mcprt.wasm
+// under /mcprt/) and /config.json (the demo server's URL, which the page pre-fills), and
+// runs the demo MCP server as a child (`mcprt-demo-server --http 0`, with the startup
+// delay when one is asked). Ctrl-C (SIGINT) or SIGTERM stops both; the child also gets
+// SIGTERM if this process dies (PR_SET_PDEATHSIG).
 //
 // Where the files come from (first match): the option, the environment variable, the
 // default relative to this binary's directory (the build-tree layout of scripts/test:
@@ -109,9 +110,12 @@ class DemoServerChild {
       ::close(fds[1]);
       const std::string exe = executable.string();
       const std::string delay = std::to_string(startup_delay_ms);
-      char* argv[] = {const_cast<char*>(exe.c_str()),      const_cast<char*>("--http"),
-                      const_cast<char*>("0"),              const_cast<char*>("--quiet"),
-                      const_cast<char*>("--startup-delay-ms"), const_cast<char*>(delay.c_str()),
+      char* argv[] = {const_cast<char*>(exe.c_str()),
+                      const_cast<char*>("--http"),
+                      const_cast<char*>("0"),
+                      const_cast<char*>("--quiet"),
+                      const_cast<char*>("--startup-delay-ms"),
+                      const_cast<char*>(delay.c_str()),
                       nullptr};
       ::execv(exe.c_str(), argv);
       const std::string msg = "cannot run " + exe + "\n";
