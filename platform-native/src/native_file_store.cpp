@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "mcprt/hash.hpp"
+#include "mcprt/url.hpp"
 
 namespace mcprt::native {
 
@@ -107,26 +108,17 @@ NativeFileStore::NativeFileStore(std::string dir, Executor& executor)
 }
 
 std::string NativeFileStore::file_name_for(const std::string& key) {
-  static const char* kHex = "0123456789ABCDEF";
   std::string name;
-  name.reserve(key.size());
-  for (std::size_t i = 0; i < key.size(); ++i) {
-    unsigned char c = static_cast<unsigned char>(key[i]);
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '_' || c == '-' || (c == '.' && i > 0);
-    if (plain) {
-      name.push_back(static_cast<char>(c));
-    } else {
-      name.push_back('%');
-      name.push_back(kHex[c >> 4]);
-      name.push_back(kHex[c & 0xF]);
-    }
-  }
+  append_percent_encoded(name, key, [](unsigned char c, std::size_t i) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '-' || (c == '.' && i > 0);
+  });
   if (name.size() <= kMaxFileName) return name;
   // Keep a readable prefix (never cutting a %XX) and make it unique with the key's hash.
   std::size_t keep = kMaxFileName - 17;
   if (keep >= 1 && name[keep - 1] == '%') keep -= 1;
   else if (keep >= 2 && name[keep - 2] == '%') keep -= 2;
+  static constexpr char kHex[] = "0123456789ABCDEF";
   const std::uint64_t h = fnv1a64(key);
   std::string suffix = "~";
   for (int i = 15; i >= 0; --i) suffix.push_back(kHex[(h >> (4 * i)) & 0xF]);

@@ -73,18 +73,7 @@ std::string request_target(const Url& url) {
   std::string raw = url.path;
   if (url.has_query) raw += "?" + url.query;
   std::string out;
-  out.reserve(raw.size());
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  for (char c : raw) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u >= 0x7f) {
-      out += '%';
-      out += kHex[u >> 4];
-      out += kHex[u & 0xf];
-    } else {
-      out += c;
-    }
-  }
+  append_percent_encoded(out, raw, [](unsigned char u, std::size_t) { return u > 0x20 && u < 0x7f; });
   return out;
 }
 

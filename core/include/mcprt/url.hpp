@@ -5,6 +5,7 @@
 // rule behind the legacy endpoint check and `headerPolicy: "origin-locked"`).
 // Pure functions; nothing throws.
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -37,5 +38,24 @@ std::optional<std::string> resolve_url(std::string_view base, std::string_view r
 
 // True when both parse and share scheme, host and (effective) port.
 bool same_origin(std::string_view a, std::string_view b);
+
+// Appends `text` to `out`, writing every byte that `keep(byte, index)` rejects as %XX
+// (upper-case hex). The one percent-encoder behind URIs, request targets, cache keys and
+// cache file names; each caller says which bytes stay as they are.
+template <typename Keep>
+void append_percent_encoded(std::string& out, std::string_view text, Keep keep) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  out.reserve(out.size() + text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (keep(c, i)) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 0x0F];
+    }
+  }
+}
 
 }  // namespace mcprt

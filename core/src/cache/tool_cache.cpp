@@ -7,6 +7,8 @@
 #include <chrono>
 #include <utility>
 
+#include "mcprt/url.hpp"
+
 namespace mcprt {
 
 namespace {
@@ -122,19 +124,11 @@ WallClock system_wall_clock() {
 std::string ToolCache::key_for(const std::string& server_name) {
   // Valid server names are already [A-Za-z0-9_.:-]; anything else (and ':', which some
   // file systems reject) is %XX-encoded so every key is safe as a file name on its own.
-  static const char* kHex = "0123456789ABCDEF";
   std::string key = "tools.";
-  for (unsigned char c : server_name) {
-    bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                 c == '_' || c == '.' || c == '-';
-    if (plain) {
-      key.push_back(static_cast<char>(c));
-    } else {
-      key.push_back('%');
-      key.push_back(kHex[c >> 4]);
-      key.push_back(kHex[c & 0xF]);
-    }
-  }
+  append_percent_encoded(key, server_name, [](unsigned char c, std::size_t) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c == '.' || c == '-';
+  });
   return key;
 }
 

@@ -1,5 +1,10 @@
 #include "protocol/file_uri.hpp"
 
+#include <algorithm>
+#include <string>
+
+#include "mcprt/url.hpp"
+
 namespace mcprt::detail {
 namespace {
 
@@ -35,19 +40,11 @@ bool keep_in_path(unsigned char c) {
 }  // namespace
 
 std::string file_uri_from_path(std::string_view path) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out = "file://";
   if (path.empty() || (path.front() != '/' && path.front() != '\\')) out += '/';
-  for (char ch : path) {
-    const auto c = static_cast<unsigned char>(ch == '\\' ? '/' : ch);
-    if (keep_in_path(c)) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0x0F];
-    }
-  }
+  std::string slashes(path);
+  std::replace(slashes.begin(), slashes.end(), '\\', '/');
+  append_percent_encoded(out, slashes, [](unsigned char c, std::size_t) { return keep_in_path(c); });
   return out;
 }
 
