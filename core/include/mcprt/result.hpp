@@ -50,12 +50,11 @@ struct Error {
   int wire_code = 0;  // meaningful only when code == ErrorCode::wire
   json data;          // optional details (wire `data`, HTTP status, exit code, ...)
 
-  static Error wire(int wire_code, std::string message, json data = nullptr) {
-    return Error{ErrorCode::wire, std::move(message), wire_code, std::move(data)};
-  }
-  static Error make(ErrorCode code, std::string message, json data = nullptr) {
-    return Error{code, std::move(message), 0, std::move(data)};
-  }
+  // Both mask secrets in `message` (URL userinfo, secret-looking query values, bearer
+  // tokens; mcprt/redact.hpp), so no error text can leak them into a log, a status or a
+  // tool result (SPEC §17). `data` is kept as given.
+  static Error wire(int wire_code, std::string message, json data = nullptr);
+  static Error make(ErrorCode code, std::string message, json data = nullptr);
   bool is_wire() const { return code == ErrorCode::wire; }
 
   // "timeout: Request tools/list timed out after 30000 ms" / "wire -32601: Method not found".

@@ -1,5 +1,7 @@
 #include "mcprt/result.hpp"
 
+#include "mcprt/redact.hpp"
+
 namespace mcprt {
 
 const char* to_string(ErrorCode code) {
@@ -20,6 +22,16 @@ const char* to_string(ErrorCode code) {
     case ErrorCode::internal: return "internal";
   }
   return "unknown";
+}
+
+Error Error::wire(int wire_code, std::string message, json data) {
+  redact_secrets_in_place(message);
+  return Error{ErrorCode::wire, std::move(message), wire_code, std::move(data)};
+}
+
+Error Error::make(ErrorCode code, std::string message, json data) {
+  redact_secrets_in_place(message);
+  return Error{code, std::move(message), 0, std::move(data)};
 }
 
 std::string Error::describe() const {

@@ -1,0 +1,125 @@
+// Secret redaction (mcprt/redact.hpp, SPEC §17) and its use where errors are made.
+
+#include <gtest/gtest.h>
+
+#include "mcprt/redact.hpp"
+#include "mcprt/result.hpp"
+
+namespace mcprt {
+namespace {
+
+TEST(RedactUrl, MasksUserinfoAndSecretQueryValues) {
+  EXPECT_EQ(redact_url("http://alice:PW@h/x?api_key=K&q=1"), "http://***@h/x?api_key=***&q=1");
+}
+
+TEST(RedactUrl, LeavesUrlsWithoutSecretsUnchanged) {
+  for (const char* url : {"http://h/x?q=1&page=2", "https://example.com:8443/mcp", "http://[::1]:3001/sse",
+                          "http://h/a@b", "not a url", ""}) {
+    EXPECT_EQ(redact_url(url), url);
+  }
+}
+
+TEST(RedactUrl, MasksEverySecretLookingParameterNameCaseInsensitively) {
+  EXPECT_EQ(redact_url("https://h/?ApiKey=1&TOKEN=2&client_secret=3&Password=4&authz=5&X-Amz-Signature=6"),
+            "https://h/?ApiKey=***&TOKEN=***&client_secret=***&Password=***&authz=***&X-Amz-Signature=***");
+  EXPECT_EQ(redact_url("https://h/?access_token=a;key=b"), "https://h/?access_token=***;key=***");
+  // Names are compared after percent-decoding: api%5Fkey is api_key.
+  EXPECT_EQ(redact_url("https://h/?api%5Fkey=s"), "https://h/?api%5Fkey=***");
+}
+
+TEST(RedactUrl, MasksSecretsInTheFragmentToo) {
+  EXPECT_EQ(redact_url("https://h/cb#access_token=abc&state=1"), "https://h/cb#access_token=***&state=1");
+}
+
+TEST(RedactUrl, UserinfoEndsAtTheLastAtSignOfTheAuthority) {
+  EXPECT_EQ(redact_url("http://a@b:p@ss@h:8080/x"), "http://***@h:8080/x");
+  EXPECT_EQ(redact_url("http://:secret@h/"), "http://***@h/");
+  // A backslash ends the authority for a browser but not for RFC 3986: mask both readings.
+  EXPECT_EQ(redact_url("http://u\\p:w@h/"), "http://***@h/");
+  // An '@' in the path is not userinfo.
+  EXPECT_EQ(redact_url("http://h/u:p@x"), "http://h/u:p@x");
+}
+
+TEST(RedactUrl, CoversTheFormsABrowserReadsAsUserinfo) {
+  EXPECT_EQ(redact_url("http:alice:pw@h/"), "http:***@h/");
+  EXPECT_EQ(redact_url("HTTP:\\\\alice:pw@h/"), "HTTP:\\\\***@h/");
+  EXPECT_EQ(redact_url("ht\ttp://alice:pw@h/"), "ht\ttp://***@h/");
+  EXPECT_EQ(redact_url("//alice:pw@h/"), "//***@h/");
+  EXPECT_EQ(redact_url("wss://alice:pw@h/"), "wss://***@h/");
+}
+
+TEST(RedactUrl, IsIdempotent) {
+  const std::string once = redact_url("http://alice:PW@h/x?api_key=K&q=1");
+  EXPECT_EQ(redact_url(once), once);
+}
+
+TEST(RedactSecrets, MasksEveryUrlInFreeText) {
+  EXPECT_EQ(redact_secrets("Server \"s\": connecting to http://alice:PW@h/x?api_key=K failed; "
+                           "retrying https://bob:pw2@other/y."),
+            "Server \"s\": connecting to http://***@h/x?api_key=*** failed; retrying https://***@other/y.");
+}
+
+TEST(RedactSecrets, UrlsEndAtQuotesAndKeepTrailingPunctuation) {
+  EXPECT_EQ(redact_secrets("url \"http://u:p@h/?token=t\" (see http://h/?key=k)."),
+            "url \"http://***@h/?token=***\" (see http://h/?key=***).");
+  EXPECT_EQ(redact_secrets("{\\\"url\\\":\\\"http://u:p@h/\\\"}"), "{\\\"url\\\":\\\"http://***@h/\\\"}");
+}
+
+TEST(RedactSecrets, MasksSecretKeyValuePairs) {
+  EXPECT_EQ(redact_secrets("EXA_API_KEY=abc123 and mode=fast"), "EXA_API_KEY=*** and mode=fast");
+  EXPECT_EQ(redact_secrets("token='a b c', next"), "token='***', next");
+  EXPECT_EQ(redact_secrets("secret=\"x y\""), "secret=\"***\"");
+}
+
+TEST(RedactSecrets, MasksSecretJsonStringFields) {
+  EXPECT_EQ(redact_secrets(R"({"name":"s","apiKey": "abc","headers":{"Authorization":"Bearer t"}})"),
+            R"({"name":"s","apiKey": "***","headers":{"Authorization":"***"}})");
+  // A secret-named field whose value is not a string is left alone.
+  EXPECT_EQ(redact_secrets(R"({"api_key":{"type":"string"}})"), R"({"api_key":{"type":"string"}})");
+}
+
+TEST(RedactSecrets, MasksBearerTokensAndAuthorizationCredentials) {
+  EXPECT_EQ(redact_secrets("sent Authorization: Bearer eyJhbGciOi.x-y_z= to h"),
+            "sent Authorization: Bearer *** to h");
+  EXPECT_EQ(redact_secrets("bearer abc"), "bearer ***");
+  EXPECT_EQ(redact_secrets("Authorization: Basic YWxpY2U6cHc="), "Authorization: Basic ***");
+  EXPECT_EQ(redact_secrets("Proxy-Authorization: s3cr3t"), "Proxy-Authorization: ***");
+  // "Bearer" inside a word is not the scheme.
+  EXPECT_EQ(redact_secrets("Gbearer x"), "Gbearer x");
+}
+
+TEST(RedactSecrets, LeavesOrdinaryMessagesUnchanged) {
+  for (const char* text :
+       {"Request tools/list timed out after 30000 ms", "Server \"a.b\": exited with code 1; stderr: boom",
+        "HTTP 404 from http://127.0.0.1:8080/mcp", "C:\\path\\file", "x=1 y=2", "a: b", ""}) {
+    EXPECT_EQ(redact_secrets(text), text);
+  }
+}
+
+TEST(RedactSecrets, IsIdempotent) {
+  const std::string once =
+      redact_secrets("http://u:p@h/?key=k Bearer t token=v \"secret\":\"s\" Authorization: Basic c");
+  EXPECT_EQ(once, "http://***@h/?key=*** Bearer *** token=*** \"secret\":\"***\" Authorization: Basic ***");
+  EXPECT_EQ(redact_secrets(once), once);
+}
+
+TEST(RedactSecrets, InPlaceReportsWhetherItMasked) {
+  std::string clean = "nothing here";
+  EXPECT_FALSE(redact_secrets_in_place(clean));
+  EXPECT_EQ(clean, "nothing here");
+  std::string dirty = "see http://u:p@h/";
+  EXPECT_TRUE(redact_secrets_in_place(dirty));
+  EXPECT_EQ(dirty, "see http://***@h/");
+}
+
+TEST(ErrorRedaction, ErrorMessagesNeverHoldSecrets) {
+  const Error local = Error::make(ErrorCode::transport, "connect to http://alice:PW@h/x?api_key=K failed");
+  EXPECT_EQ(local.message, "connect to http://***@h/x?api_key=*** failed");
+  EXPECT_EQ(local.describe(), "transport: connect to http://***@h/x?api_key=*** failed");
+  const Error wire = Error::wire(-32000, "bad token=abc");
+  EXPECT_EQ(wire.message, "bad token=***");
+  EXPECT_EQ(wire.wire_code, -32000);
+}
+
+}  // namespace
+}  // namespace mcprt
