@@ -30,12 +30,14 @@ class CapturingLogger final : public Logger {
 
 class StdioTransportTest : public ::testing::Test {
  protected:
-  void make(std::size_t max_bytes = 1024) {
+  void make(std::size_t max_bytes = 1024,
+            std::size_t max_levels = kDefaultMaxJsonNestingLevels) {
     auto stream = std::make_unique<MemoryByteStream>(ex);
     remote = std::make_unique<MemoryByteStream::Remote>(stream->remote());
     StdioTransportOptions o;
     o.server_name = "srv";
     o.max_message_bytes = max_bytes;
+    o.max_json_nesting_levels = max_levels;
     o.logger = &logger;
     transport = make_stdio_transport(ex, std::move(stream), o);
   }
@@ -46,6 +48,7 @@ class StdioTransportTest : public ::testing::Test {
       messages.push_back(std::move(m));
       if (on_message_hook) on_message_hook();
     };
+    h.on_unreadable = [this](const UnreadableMessage& u) { unreadable.push_back(u); };
     h.on_close = [this](const Error& e) { closes.push_back(e); };
     transport->start(std::move(h));
   }
@@ -55,6 +58,7 @@ class StdioTransportTest : public ::testing::Test {
   std::unique_ptr<MemoryByteStream::Remote> remote;
   std::unique_ptr<Transport> transport;
   std::vector<json> messages;
+  std::vector<UnreadableMessage> unreadable;
   std::vector<Error> closes;
   std::function<void()> on_message_hook;
 };
@@ -108,6 +112,47 @@ TEST_F(StdioTransportTest, SkipsANonJsonLineLogsItAndStaysUp) {
   EXPECT_NE(m.find("Server \"srv\""), std::string::npos) << m;
   EXPECT_NE(m.find(noise.substr(0, 200)), std::string::npos) << m;
   EXPECT_EQ(m.find(noise.substr(0, 201)), std::string::npos) << "logged more than 200 bytes: " << m;
+}
+
+TEST_F(StdioTransportTest, HandsAnUnreadableLineUpWithItsIdAndStaysUp) {
+  make(1u << 20);
+  start();
+  const std::string deep = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":" +
+                           std::string(1000, '[') + std::string(1000, ']') + "}";
+  remote->push("{\"id\":1}\n" + deep + "\n{\"method\":\"m\",\"id\":\"x\",\"p\":\"\xFF\"}\n{\"id\":2}\n");
+  ex.run_until_idle();
+  ASSERT_EQ(messages.size(), 2u);
+  EXPECT_EQ(messages[1]["id"], 2);
+  ASSERT_EQ(unreadable.size(), 2u);
+  EXPECT_EQ(unreadable[0].id, 7);
+  EXPECT_FALSE(unreadable[0].has_method);
+  EXPECT_EQ(unreadable[0].size_bytes, deep.size());
+  // The envelope is level 1 and the result's arrays 2 and up: the 128th "[" opens 129.
+  EXPECT_EQ(unreadable[0].problem, "JSON nesting deeper than 128 levels at byte " +
+                                       std::to_string(deep.find('[') + 127));
+  EXPECT_EQ(unreadable[1].id, "x");
+  EXPECT_TRUE(unreadable[1].has_method);
+  EXPECT_EQ(unreadable[1].problem.rfind("invalid UTF-8 at byte ", 0), 0u) << unreadable[1].problem;
+  EXPECT_TRUE(closes.empty());
+  EXPECT_FALSE(remote->close_requested());
+  ASSERT_EQ(logger.entries.size(), 2u);
+  EXPECT_EQ(logger.entries[0].level, LogLevel::warn);
+  EXPECT_EQ(logger.entries[0].message.rfind("Server \"srv\": unreadable message (" +
+                                                std::to_string(deep.size()) + " bytes, id 7): " +
+                                                unreadable[0].problem,
+                                            0),
+            0u)
+      << logger.entries[0].message;
+}
+
+TEST_F(StdioTransportTest, HonoursItsNestingLimitOption) {
+  make(1024, 3);
+  start();
+  remote->push("[[[1]]]\n[[[[1]]]]\n");
+  ex.run_until_idle();
+  ASSERT_EQ(messages.size(), 1u);
+  ASSERT_EQ(unreadable.size(), 1u);
+  EXPECT_EQ(unreadable[0].problem, "JSON nesting deeper than 3 levels at byte 3");
 }
 
 TEST_F(StdioTransportTest, ClosesWithMessageTooLargeOnAnOverSizeLine) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "jsonrpc/untrusted_json.hpp"
 #include "mcprt/memory_store.hpp"
 #include "mcprt/testing/capturing_logger.hpp"
 #include "mcprt/testing/manual_executor.hpp"
@@ -140,6 +141,42 @@ TEST_F(CacheFixture, CorruptEntriesAreMisses) {
   // The untouched entry still hits, so the misses above came from the corruption.
   store.entries()[ToolCache::key_for("fs")] = good.dump();
   EXPECT_TRUE(load(cfg).has_value());
+}
+
+TEST_F(CacheFixture, AnEntryNestedTooDeepIsAMissSayingWhy) {
+  // The cache file is input too: whoever can write the cache dir must not crash us.
+  auto cfg = make_config("fs");
+  json good = json::parse(encode_cache_entry(cfg, kServerInfo, some_tools(), kT0));
+  good["tools"][0]["inputSchema"] = "DEEP";
+  const std::string text = good.dump();
+  for (std::size_t levels : {200u, 66000u}) {
+    std::string deep = text;
+    deep.replace(deep.find("\"DEEP\""), 6,
+                 std::string(levels, '[') + std::string(levels, ']'));
+    store.entries()[ToolCache::key_for("fs")] = deep;
+    EXPECT_FALSE(load(cfg).has_value()) << levels;
+    EXPECT_FALSE(decode_cache_entry(deep, cfg, kT0).has_value()) << levels;
+  }
+  EXPECT_TRUE(logger.has(LogLevel::debug, "nesting deeper than 128 levels"));
+  store.entries()[ToolCache::key_for("fs")] = text;
+  EXPECT_TRUE(load(cfg).has_value());
+}
+
+TEST(ToolCacheEntry, AToolAtTheDeepestNestingAServerCanSendIsStillAHit) {
+  // A tools/list answer at exactly the message limit: the tool sits one level deeper in
+  // the answer ({result:{tools:[...]}}) than in the entry ({tools:[...]}), so whatever
+  // the transport accepted, the cache reads back.
+  const std::size_t inner = kDefaultMaxJsonNestingLevels - 5;
+  const std::string answer = "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"tools\":[{\"name\":"
+                             "\"deep\",\"inputSchema\":{\"x\":" +
+                             std::string(inner, '[') + std::string(inner, ']') + "}}]}}";
+  auto parsed = detail::parse_untrusted_json(answer);
+  ASSERT_TRUE(parsed.ok()) << parsed.error();
+  auto cfg = make_config("fs");
+  std::vector<json> tools{parsed.value()["result"]["tools"][0]};
+  auto back = decode_cache_entry(encode_cache_entry(cfg, kServerInfo, tools, kT0), cfg, kT0);
+  ASSERT_TRUE(back.has_value());
+  EXPECT_EQ(back->tools, tools);
 }
 
 TEST_F(CacheFixture, FailedWriteIsAWarningNamingTheServerAndReportedToDone) {

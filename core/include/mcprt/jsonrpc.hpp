@@ -19,7 +19,12 @@
 //  - incoming requests are answered by the request handler (default: -32601);
 //  - malformed input never crashes the peer: a broken request is answered with -32600,
 //    a broken response fails the request it names with ErrorCode::protocol, anything else
-//    is logged and dropped; a batch (array) is handled element by element.
+//    is logged and dropped; a batch (array) is handled element by element;
+//  - a message the transport could not parse (TransportHandlers::on_unreadable: not JSON,
+//    too deep, invalid UTF-8) whose top-level id names a pending request fails that
+//    request at once with ErrorCode::protocol ("Unreadable response to tools/list: invalid
+//    UTF-8 at byte 57"); one with a "method" and an id (a server request) is answered
+//    -32700; anything else is dropped (the transport already logged it at warn level).
 //
 // Threading: single-threaded, on the executor given at construction. Every completion
 // (ResponseCallback, on_close) is posted to that executor, never run inside the call that

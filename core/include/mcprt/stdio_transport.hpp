@@ -1,8 +1,11 @@
 #pragma once
 // The stdio transport's protocol rules (SPEC §3.2), over a platform ByteStream:
 //  - newline-delimited JSON both ways (send() writes one serialized message + "\n");
-//  - a line that is not JSON is logged at warn level (its first 200 bytes) and skipped;
-//    the connection stays up;
+//  - a line that cannot be used — not JSON, nested deeper than max_json_nesting_levels,
+//    invalid UTF-8 — is logged at warn level (`Server "<name>": unreadable message (N
+//    bytes, id 3): invalid UTF-8 at byte 57: <its first 200 bytes>`), handed to
+//    TransportHandlers::on_unreadable (with its top-level id, found by a shallow scan, so
+//    the RpcPeer fails the request it answers at once) and skipped; the connection stays up;
 //  - a line over max_message_bytes closes the connection with
 //    ErrorCode::message_too_large (`Server "<name>": message exceeds the limit of N bytes`);
 //  - the stream ending maps to on_close:
@@ -32,6 +35,8 @@ namespace mcprt {
 
 struct StdioTransportOptions {
   std::size_t max_message_bytes = 64u * 1024 * 1024;
+  // Deepest nesting of arrays/objects accepted in a message; deeper is unreadable.
+  std::size_t max_json_nesting_levels = kDefaultMaxJsonNestingLevels;
   std::string server_name;  // for logs and errors
   Logger* logger = nullptr;  // not owned; must outlive the transport; null = no logging
 };

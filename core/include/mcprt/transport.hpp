@@ -5,6 +5,7 @@
 //  - the HTTP transports (over HttpClient);
 //  - MemoryTransport (tests/support): a linked pair.
 
+#include <cstddef>
 #include <functional>
 #include <string>
 
@@ -12,12 +13,35 @@
 
 namespace mcprt {
 
+// Messages from a server nest at most this deep (arrays and objects; SPEC §17): deeper is
+// a per-message error, never a stack overflow. Transports take it as an option.
+inline constexpr std::size_t kDefaultMaxJsonNestingLevels = 128;
+
+// A message that arrived but could not be used: not JSON, nested deeper than the
+// transport's limit, or holding invalid UTF-8. The transport has already logged it at
+// warn level (naming the server); the connection stays up.
+struct UnreadableMessage {
+  // What was wrong and where, e.g. "invalid UTF-8 at byte 57" (never quotes the input).
+  std::string problem;
+  // The message's top-level "id" as a shallow scan found it (a number, or a string); null
+  // when there was none or it could not be read.
+  json id;
+  // It has a top-level "method": a request or notification from the server, so `id` is
+  // the server's own request id, not an answer to one of ours.
+  bool has_method = false;
+  std::size_t size_bytes = 0;
+};
+
 struct TransportHandlers {
   // One parsed JSON value per message (the transport already rejected non-JSON).
   std::function<void(json)> on_message;
   // Fires exactly once when the transport is finished (peer closed, I/O error, exited,
   // or close() completed). The error says why (ErrorCode::closed for a local close).
   std::function<void(const Error&)> on_close;
+  // Optional: a message that could not be parsed (see UnreadableMessage). The RpcPeer uses
+  // it to fail the request such a message answers at once, instead of at its timeout.
+  // (Last, so that `{on_message, on_close}` initializers keep meaning what they meant.)
+  std::function<void(const UnreadableMessage&)> on_unreadable;
 };
 
 // All calls and handler invocations happen on the transport's executor; handlers never

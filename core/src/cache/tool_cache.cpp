@@ -7,6 +7,7 @@
 #include <chrono>
 #include <utility>
 
+#include "jsonrpc/untrusted_json.hpp"
 #include "mcprt/url.hpp"
 
 namespace mcprt {
@@ -16,14 +17,22 @@ namespace {
 // Why an entry was not a hit (for the log), or nothing when it was.
 struct Decoded {
   std::optional<CachedTools> tools;
-  const char* miss_reason = nullptr;
+  std::string miss_reason;
 };
 
 Decoded decode_entry(std::string_view text, const std::string& expected_hash,
                      std::int64_t now_ms) {
   Decoded out;
-  json doc = json::parse(text, nullptr, false);
-  if (doc.is_discarded() || !doc.is_object()) {
+  // The file is input like a server's message (anyone who can write the cache dir can
+  // write it), so it gets the same nesting limit: an entry we wrote never exceeds it,
+  // since every tool in it passed that limit one level deeper, inside a tools/list answer.
+  Result<json> parsed = detail::parse_untrusted_json(text);
+  if (!parsed) {
+    out.miss_reason = "corrupt entry (" + parsed.error().message + ")";
+    return out;
+  }
+  json doc = std::move(parsed).value();
+  if (!doc.is_object()) {
     out.miss_reason = "corrupt entry (not a JSON object)";
     return out;
   }

@@ -252,6 +252,32 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
     logger->warn("Ignoring invalid JSON-RPC message: " + m.problem);
   }
 
+  // A message the transport could not parse. It was logged there; what is left is to
+  // answer for it: the request it answers fails now (else it would wait for its timeout),
+  // a request from the server gets -32700 (else the server would wait), and anything
+  // else is dropped.
+  void on_transport_unreadable(const UnreadableMessage& u) {
+    if (destroyed || closed) return;
+    if (u.has_method) {
+      if (detail::is_valid_id(u.id)) {
+        send_or_log(detail::make_error_response(u.id, rpc_code::kParseError,
+                                                "Parse error: " + u.problem));
+      }
+      return;
+    }
+    const auto id = detail::id_as_integer(u.id);
+    auto it = id ? pending.find(*id) : pending.end();
+    if (it == pending.end()) {
+      logger->debug("Unreadable message matches no pending request (id " +
+                    detail::describe_json(u.id) + ")");
+      return;
+    }
+    json data = {{"problem", u.problem}, {"size_bytes", u.size_bytes}};
+    complete(*id, Error::make(ErrorCode::protocol,
+                              "Unreadable response to " + it->second.method + ": " + u.problem,
+                              std::move(data)));
+  }
+
   Responder make_responder(json id) {
     auto replied = std::make_shared<bool>(false);
     return [weak = weak_from_this(), id = std::move(id), replied](Result<json> result) {
@@ -318,6 +344,9 @@ void RpcPeer::start(Handlers handlers) {
     if (auto self = weak.lock(); self && !self->destroyed) {
       self->on_transport_message(std::move(message));
     }
+  };
+  th.on_unreadable = [weak](const UnreadableMessage& message) {
+    if (auto self = weak.lock(); self && !self->destroyed) self->on_transport_unreadable(message);
   };
   th.on_close = [weak](const Error& error) {
     if (auto self = weak.lock(); self && !self->destroyed) self->on_transport_close(error);

@@ -4,13 +4,14 @@
 #include <utility>
 
 #include "framing/utf8.hpp"
+#include "jsonrpc/untrusted_json.hpp"
 #include "mcprt/framing.hpp"
 
 namespace mcprt {
 
 namespace {
 
-// How much of a non-JSON line goes to the log, and of the stderr tail into an error
+// How much of an unreadable line goes to the log, and of the stderr tail into an error
 // message (the full tail stays available through diagnostics()).
 constexpr std::size_t kLoggedLineBytes = 200;
 constexpr std::size_t kStderrInMessageBytes = 4096;
@@ -179,17 +180,14 @@ class StdioTransport final : public Transport {
       // A handler may have closed or destroyed the transport while earlier lines of this
       // chunk were being delivered; the rest of the chunk is then dropped.
       if (phase != Phase::open || destroyed) return;
-      json msg = json::parse(line.begin(), line.end(), nullptr, false);
-      if (msg.is_discarded()) {
-        if (options.logger) {
-          std::string shown = detail::sanitize_utf8(detail::utf8_prefix(line, kLoggedLineBytes));
-          if (line.size() > kLoggedLineBytes) shown += "...";
-          options.logger->warn(prefix + "skipping a line that is not JSON (" +
-                               std::to_string(line.size()) + " bytes): " + shown);
-        }
+      Result<json> msg =
+          detail::parse_untrusted_json(line, {options.max_json_nesting_levels});
+      if (!msg) {
+        detail::report_unreadable_message(line, msg.error(), prefix, options.logger, handlers,
+                                          kLoggedLineBytes);
         return;
       }
-      if (handlers.on_message) handlers.on_message(std::move(msg));
+      if (handlers.on_message) handlers.on_message(std::move(msg).value());
     }
 
     void on_stream_closed(const StreamClosed& closed) {

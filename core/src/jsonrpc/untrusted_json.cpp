@@ -1,0 +1,242 @@
+#include "jsonrpc/untrusted_json.hpp"
+
+#include <cstring>
+#include <optional>
+#include <utility>
+
+#include "framing/utf8.hpp"
+
+namespace mcprt::detail {
+namespace {
+
+const char* skip_ws(const char* p, const char* end) {
+  while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')) ++p;
+  return p;
+}
+
+// `p` is just past an opening quote; returns the closing quote, or `end` when the string
+// does not end. A quote is escaped when an odd number of backslashes precedes it, which
+// is exact for valid JSON and harmless for anything else (the parser rejects it later).
+// memchr keeps this close to memory speed on the long strings that dominate real messages.
+const char* string_end(const char* p, const char* end) {
+  const char* from = p;
+  while (p < end) {
+    const void* hit = std::memchr(p, '"', static_cast<std::size_t>(end - p));
+    if (!hit) return end;
+    const char* q = static_cast<const char*>(hit);
+    std::size_t backslashes = 0;
+    for (const char* b = q; b > from && b[-1] == '\\'; --b) ++backslashes;
+    if (backslashes % 2 == 0) return q;
+    p = q + 1;
+  }
+  return end;
+}
+
+// The offset of the bracket that opens level max_levels + 1, if any. No DOM, no recursion.
+std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t max_levels) {
+  const char* const begin = text.data();
+  const char* const end = begin + text.size();
+  std::size_t depth = 0;
+  for (const char* p = begin; p < end; ++p) {
+    switch (*p) {
+      case '"':
+        p = string_end(p + 1, end);
+        if (p == end) return std::nullopt;
+        break;
+      case '[':
+      case '{':
+        if (++depth > max_levels) return static_cast<std::size_t>(p - begin);
+        break;
+      case ']':
+      case '}':
+        if (depth > 0) --depth;
+        break;
+      default:
+        break;
+    }
+  }
+  return std::nullopt;
+}
+
+// Records nlohmann's parse error; accepts everything else (runs only after the depth
+// check passed, on the failure path, to say what was wrong and where).
+class ErrorLocator final : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& ex) override {
+    failed = true;
+    this->position = position;
+    message = ex.what();
+    return false;
+  }
+
+  bool failed = false;
+  std::size_t position = 0;  // characters read, including the offending one
+  std::string message;
+};
+
+// "[json.exception.parse_error.101] parse error at line 1, column 9: syntax error while
+// parsing value - invalid literal; last read: '<input>'" → "syntax error while parsing
+// value - invalid literal". The "last read" part quotes raw input, so it goes.
+std::string describe_parse_error(const std::string& what) {
+  std::string s = what;
+  if (const auto column = s.find("column "); column != std::string::npos) {
+    if (const auto colon = s.find(": ", column); colon != std::string::npos) s.erase(0, colon + 2);
+  } else if (const auto bracket = s.find("] "); bracket != std::string::npos) {
+    s.erase(0, bracket + 2);
+  }
+  if (const auto last = s.find("; last read: '"); last != std::string::npos) {
+    // What follows the quoted input ("; expected ']'") stays.
+    const auto expected = s.find("'; expected ", last);
+    s = s.substr(0, last) + (expected == std::string::npos ? std::string() : s.substr(expected + 1));
+  }
+  return sanitize_utf8(s);
+}
+
+Error parse_failure(const char* reason, std::size_t offset, std::string message) {
+  return Error::make(ErrorCode::protocol, std::move(message),
+                     json{{"reason", reason}, {"byte_offset", offset}});
+}
+
+// The raw token of a scalar value starting at `p` (a number, literal or anything up to
+// the next delimiter).
+const char* scalar_end(const char* p, const char* end) {
+  while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
+         *p != '\n' && *p != '\r') {
+    ++p;
+  }
+  return p;
+}
+
+// Skips one value of any depth starting at `p` (already at its first byte). Depth is a
+// counter, not recursion. Returns `end` when the text stops first.
+const char* skip_value(const char* p, const char* end) {
+  if (p >= end) return end;
+  if (*p == '"') {
+    const char* q = string_end(p + 1, end);
+    return q == end ? end : q + 1;
+  }
+  if (*p != '[' && *p != '{') return scalar_end(p, end);
+  std::size_t depth = 0;
+  for (; p < end; ++p) {
+    if (*p == '"') {
+      p = string_end(p + 1, end);
+      if (p == end) return end;
+    } else if (*p == '[' || *p == '{') {
+      ++depth;
+    } else if (*p == ']' || *p == '}') {
+      if (--depth == 0) return p + 1;
+    }
+  }
+  return end;
+}
+
+}  // namespace
+
+Result<json> parse_untrusted_json(std::string_view text, const JsonLimits& limits) {
+  if (const auto at = too_deep_at(text, limits.max_nesting_levels)) {
+    return parse_failure(kJsonTooDeep, *at,
+                         "JSON nesting deeper than " + std::to_string(limits.max_nesting_levels) +
+                             " levels at byte " + std::to_string(*at));
+  }
+  json value = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (!value.is_discarded()) return value;
+
+  // The failure path only: parse again to learn what was wrong and where.
+  ErrorLocator locator;
+  json::sax_parse(text.begin(), text.end(), &locator, json::input_format_t::json,
+                  /*strict=*/true);
+  const std::size_t offset = locator.position > 0 ? locator.position - 1 : 0;
+  if (!locator.failed) {
+    // Not expected (the same parser accepted what the DOM parse refused); still an error.
+    return parse_failure(kJsonSyntax, 0, "not JSON");
+  }
+  std::string what = describe_parse_error(locator.message);
+  if (what.find("ill-formed UTF-8") != std::string::npos) {
+    return parse_failure(kJsonInvalidUtf8, offset, "invalid UTF-8 at byte " + std::to_string(offset));
+  }
+  return parse_failure(kJsonSyntax, offset,
+                       "not JSON at byte " + std::to_string(offset) + ": " + what);
+}
+
+ShallowMessageScan scan_message_envelope(std::string_view text) {
+  ShallowMessageScan out;
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  p = skip_ws(p, end);
+  if (p >= end || *p != '{') return out;
+  ++p;
+  bool have_id = false;
+  while (true) {
+    p = skip_ws(p, end);
+    if (p >= end || *p != '"') return out;
+    const char* key_begin = p + 1;
+    const char* key_end = string_end(key_begin, end);
+    if (key_end == end) return out;
+    const std::string_view key(key_begin, static_cast<std::size_t>(key_end - key_begin));
+    p = skip_ws(key_end + 1, end);
+    if (p >= end || *p != ':') return out;
+    p = skip_ws(p + 1, end);
+    if (p >= end) return out;
+    const char* value_begin = p;
+    p = skip_value(p, end);
+    // The first "id" wins: a later duplicate is as likely to be the wrong one.
+    if (key == "id" && !have_id) {
+      have_id = true;
+      const std::string_view raw(value_begin, static_cast<std::size_t>(p - value_begin));
+      if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"') {
+        const std::string_view inner = raw.substr(1, raw.size() - 2);
+        if (inner.find('\\') == std::string_view::npos && is_valid_utf8(inner)) {
+          out.id = std::string(inner);
+        }
+      } else if (!raw.empty() && raw.size() <= 32 && (raw.front() == '-' || (raw.front() >= '0' && raw.front() <= '9'))) {
+        json number = json::parse(raw.begin(), raw.end(), nullptr, false);
+        if (number.is_number()) out.id = std::move(number);
+      }
+    } else if (key == "method") {
+      out.has_method = true;
+    }
+    p = skip_ws(p, end);
+    if (p >= end || *p != ',') return out;
+    ++p;
+  }
+}
+
+void report_unreadable_message(std::string_view text, const Error& parse_error,
+                               const std::string& prefix, Logger* logger,
+                               const TransportHandlers& handlers, std::size_t shown_bytes) {
+  ShallowMessageScan scan = scan_message_envelope(text);
+  UnreadableMessage message;
+  message.problem = parse_error.message;
+  message.id = std::move(scan.id);
+  message.has_method = scan.has_method;
+  message.size_bytes = text.size();
+  if (logger) {
+    std::string line = prefix + "unreadable message (" + std::to_string(text.size()) + " bytes";
+    if (!message.id.is_null()) {
+      line += ", id " + message.id.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    line += "): " + message.problem;
+    if (shown_bytes > 0) {
+      line += ": " + sanitize_utf8(utf8_prefix(text, shown_bytes));
+      if (text.size() > shown_bytes) line += "...";
+    }
+    logger->warn(line);
+  }
+  // A copy: the handler may close the transport, which clears `handlers`.
+  if (auto on_unreadable = handlers.on_unreadable) on_unreadable(message);
+}
+
+}  // namespace mcprt::detail
