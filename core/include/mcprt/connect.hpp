@@ -41,6 +41,8 @@ struct ConnectOptions {
   // Used when the config has no `timeout`. 0 = none.
   Millis default_timeout{30000};
   std::size_t max_message_bytes = 64u * 1024 * 1024;
+  // Deepest JSON nesting accepted in a server's message (stdio and HTTP alike).
+  std::size_t max_json_nesting_levels = kDefaultMaxJsonNestingLevels;
   // Called for server notifications (list_changed, message, ...) and on a later close.
   std::function<void(const std::string& method, const json& params)> on_notification;
   std::function<void(const Error&)> on_close;

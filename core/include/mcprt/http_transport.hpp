@@ -108,6 +108,8 @@ struct HttpTransportOptions {
   Logger* logger = nullptr;  // not owned; null = no logging
 
   std::size_t max_message_bytes = 64u * 1024 * 1024;  // one JSON body or SSE event
+  // Deepest nesting of arrays/objects accepted in a message; deeper is unreadable.
+  std::size_t max_json_nesting_levels = kDefaultMaxJsonNestingLevels;
   std::int64_t default_retry_ms = 1000;  // SSE reconnect delay when the server sent no retry:
   std::int64_t max_retry_ms = 60000;     // cap on a server's retry:
   int max_resume_attempts = 5;           // reconnects in a row that bring no new event

@@ -53,6 +53,7 @@ Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
       }
       StdioTransportOptions stdio;
       stdio.max_message_bytes = options.max_message_bytes;
+      stdio.max_json_nesting_levels = options.max_json_nesting_levels;
       stdio.server_name = config.name;
       stdio.logger = services.logger;
       return make_stdio_transport(*services.executor, std::move(stream.value()), stdio);
@@ -76,6 +77,7 @@ Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
                                                     : HttpTransportMode::streamable;
       http.logger = services.logger;
       http.max_message_bytes = options.max_message_bytes;
+      http.max_json_nesting_levels = options.max_json_nesting_levels;
       return make_http_transport(*services.executor, *services.http_client, std::move(http));
     }
   }

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "framing/utf8.hpp"
+#include "jsonrpc/untrusted_json.hpp"
 #include "mcprt/framing.hpp"
 #include "mcprt/url.hpp"
 #include "protocol/http_common.hpp"
@@ -130,15 +131,17 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
       if (ev.event == "endpoint") {
         on_endpoint(ev.data);
       } else if (ev.event == "message") {
-        json message = json::parse(ev.data, nullptr, false);
-        if (message.is_discarded()) {
-          conn_->log().warn(conn_->prefix() + "skipping an SSE event that is not JSON (" +
-                            std::to_string(ev.data.size()) + " bytes)");
+        Result<json> message =
+            parse_untrusted_json(ev.data, {conn_->options().max_json_nesting_levels});
+        if (!message) {
+          report_unreadable_message(ev.data, message.error(), conn_->prefix(), &conn_->log(),
+                                    handlers_);
+          if (!live()) return;
           continue;
         }
         if (handlers_.on_message) {
           got_message_ = true;
-          handlers_.on_message(std::move(message));
+          handlers_.on_message(std::move(message).value());
         }
       } else {
         conn_->log().debug(conn_->prefix() + "ignoring SSE event \"" +

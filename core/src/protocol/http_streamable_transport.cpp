@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "jsonrpc/untrusted_json.hpp"
 #include "mcprt/framing.hpp"
 #include "protocol/http_common.hpp"
 #include "protocol/http_transports.hpp"
@@ -297,15 +298,23 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       return;
     }
     if (!post->json_body.empty()) {
-      json body = json::parse(post->json_body, nullptr, false);
+      Result<json> body =
+          parse_untrusted_json(post->json_body, {conn_->options().max_json_nesting_levels});
       post->json_body.clear();
-      if (body.is_discarded()) {
+      if (!body) {
+        const Error& e = body.error();
+        const bool syntax = e.data.value("reason", "") == kJsonSyntax;
+        conn_->log().warn(conn_->prefix() + "unreadable answer from " + conn_->options().url +
+                          ": " + e.message);
         fail_post(post, Error::make(ErrorCode::protocol,
                                     "the answer from " + conn_->options().url +
-                                        " is neither JSON nor an event stream"));
+                                        (syntax ? " is neither JSON nor an event stream: "
+                                                : " is not usable JSON: ") +
+                                        e.message,
+                                    e.data));
         return;
       }
-      if (!deliver(std::move(body))) return;
+      if (!deliver(std::move(body).value())) return;
     }
     finish_post(post);
   }
@@ -388,13 +397,15 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     if (!parser.last_event_id().empty()) stream.last_event_id = parser.last_event_id();
     if (parser.retry_ms()) stream.retry_ms = *parser.retry_ms();
     for (std::string& data : datas) {
-      json message = json::parse(data, nullptr, false);
-      if (message.is_discarded()) {
-        conn_->log().warn(conn_->prefix() + "skipping an SSE event that is not JSON (" +
-                          std::to_string(data.size()) + " bytes)");
+      Result<json> message =
+          parse_untrusted_json(data, {conn_->options().max_json_nesting_levels});
+      if (!message) {
+        report_unreadable_message(data, message.error(), conn_->prefix(), &conn_->log(),
+                                  handlers_);
+        if (!live()) return;
         continue;
       }
-      if (!deliver(std::move(message))) return;
+      if (!deliver(std::move(message).value())) return;
     }
     if (!s && live()) {
       Error e = conn_->named(std::move(s).error());

@@ -75,6 +75,10 @@ class AutoHttpState : public std::enable_shared_from_this<AutoHttpState> {
       self->sent_.clear();
       if (self->handlers_.on_message) self->handlers_.on_message(std::move(message));
     };
+    h.on_unreadable = [weak](const UnreadableMessage& message) {
+      auto self = weak.lock();
+      if (self && self->handlers_.on_unreadable) self->handlers_.on_unreadable(message);
+    };
     h.on_close = [weak](const Error& error) {
       auto self = weak.lock();
       if (!self) return;
