@@ -46,6 +46,7 @@ class HttpSessionTest : public ::testing::Test {
     ClientOptions co;
     co.server_name = "everything";
     co.roots_cwd = "/work";
+    co.on_close = [this](const Error& e) { session_closes.push_back(e); };
     session = ClientSession::create(ex, std::move(t).value(), co);
     session->connect([this](Status s) { connected = std::move(s); });
   }
@@ -79,6 +80,7 @@ class HttpSessionTest : public ::testing::Test {
   FakeHttpClient http{ex};
   std::shared_ptr<ClientSession> session;
   std::optional<Status> connected;
+  std::vector<Error> session_closes;
 };
 
 TEST_F(HttpSessionTest, Session_ConnectsAndListsToolsOverStreamableHttp) {
@@ -215,6 +217,88 @@ TEST_F(HttpSessionTest, Session_SurvivesASessionExpiryTransparently) {
   ASSERT_TRUE(pinged.has_value());
   EXPECT_TRUE(pinged->ok()) << *pinged;
   EXPECT_EQ(session->state(), ClientSession::State::ready);
+}
+
+// The server went away: the one POST that finds no server ends the whole session, so
+// every call in flight fails exactly once with the reason (the owner reconnects).
+TEST_F(HttpSessionTest, Session_ARefusedPostFailsEveryPendingCallOnceAndClosesTheSession) {
+  create(HttpTransportMode::streamable);
+  ASSERT_NO_FATAL_FAILURE(serve_streamable_handshake());
+  std::vector<Result<json>> slow_results, echo_results;
+  session->call_tool("slow", json::object(), CallOptions{},
+                     [&](Result<json> r) { slow_results.push_back(std::move(r)); });
+  auto slow = next();
+  ASSERT_TRUE(slow);
+  slow->respond_sse_head();  // the server is working on it
+  session->call_tool("echo", json::object(), CallOptions{},
+                     [&](Result<json> r) { echo_results.push_back(std::move(r)); });
+  auto echo = next();
+  ASSERT_TRUE(echo);
+  echo->fail(Error::make(ErrorCode::transport, "Connection refused"));
+  ex.run_until_idle();
+
+  ASSERT_EQ(slow_results.size(), 1u);
+  ASSERT_EQ(echo_results.size(), 1u);
+  const std::string why = std::string("Server \"everything\": the server is unreachable: POST ") +
+                          kUrl + " failed: Connection refused";
+  for (const auto* r : {&slow_results[0], &echo_results[0]}) {
+    ASSERT_FALSE(r->ok());
+    EXPECT_EQ(r->error().code, ErrorCode::transport);
+    EXPECT_NE(r->error().message.find(why), std::string::npos) << r->error().message;
+  }
+  ASSERT_EQ(session_closes.size(), 1u);
+  EXPECT_EQ(session_closes[0].message, why);
+  EXPECT_EQ(session->state(), ClientSession::State::closed);
+  EXPECT_TRUE(slow->aborted());
+  ex.advance(Millis(120000));
+  EXPECT_EQ(slow_results.size(), 1u);
+  EXPECT_EQ(echo_results.size(), 1u);
+}
+
+TEST_F(HttpSessionTest, Session_A5xxFailsOnlyThatCallAndKeepsTheSession) {
+  create(HttpTransportMode::streamable);
+  ASSERT_NO_FATAL_FAILURE(serve_streamable_handshake());
+  std::optional<Result<json>> first;
+  session->call_tool("echo", json::object(), CallOptions{}, [&](Result<json> r) { first = std::move(r); });
+  auto call = next();
+  ASSERT_TRUE(call);
+  call->respond(503, "Service Unavailable");
+  ex.run_until_idle();
+  ASSERT_TRUE(first.has_value());
+  ASSERT_FALSE(first->ok());
+  EXPECT_EQ(first->error().data.value("status", 0), 503);
+  EXPECT_EQ(first->error().data.value("transport_error", ""), "http_status");
+  EXPECT_TRUE(session_closes.empty());
+  EXPECT_EQ(session->state(), ClientSession::State::ready);
+}
+
+// The call hung forever when a 404 met the replayed notifications/initialized.
+TEST_F(HttpSessionTest, Session_A404DuringTheReinitializeEndsTheCallOnceInsteadOfHanging) {
+  create(HttpTransportMode::streamable);
+  ASSERT_NO_FATAL_FAILURE(serve_streamable_handshake());
+  std::vector<Result<json>> results;
+  session->call_tool("echo", json::object(), CallOptions{},
+                     [&](Result<json> r) { results.push_back(std::move(r)); });
+  auto call = next();
+  ASSERT_TRUE(call);
+  call->respond(404, "Session not found");
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  reinit->respond_json(initialize_result(reinit->json_body()), {{"Mcp-Session-Id", "sess-2"}});
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(404, "Session not found");
+  ex.run_until_idle();
+  ASSERT_EQ(results.size(), 1u);
+  ASSERT_FALSE(results[0].ok());
+  EXPECT_NE(results[0].error().message.find("Server \"everything\": the session expired and "
+                                            "re-initializing failed: HTTP 404"),
+            std::string::npos)
+      << results[0].error().message;
+  EXPECT_EQ(session_closes.size(), 1u);
+  EXPECT_EQ(http.pending(), 0u);
+  ex.advance(Millis(120000));
+  EXPECT_EQ(results.size(), 1u);
 }
 
 TEST_F(HttpSessionTest, Session_CloseDeletesTheHttpSession) {

@@ -142,6 +142,7 @@ class HttpTransportTest : public ::testing::Test {
   CapturingLogger logger;
   ManualExecutor ex;
   FakeHttpClient http{ex};
+  FakeAuthStorage storage{ex};
   std::unique_ptr<Transport> transport;
   std::vector<json> received;
   std::vector<Error> closes;
@@ -480,7 +481,8 @@ TEST_F(HttpTransportTest, Streamable_GivesUpResumingAfterTheAttemptLimit) {
     auto resume = next();
     if (!resume) continue;
     ++gets;
-    resume->fail(Error::make(ErrorCode::transport, "connection refused"));
+    // No answer in time (a refused connection would close the transport instead).
+    resume->fail(Error::make(ErrorCode::timeout, "no response within 1000 ms"));
     ex.run_until_idle();
   }
   EXPECT_EQ(gets, 2);
@@ -543,6 +545,225 @@ TEST_F(HttpTransportTest, Streamable_CancellingARequestAbortsItsOpenPost) {
   post->chunk(sse_event(rpc_result(6)));
   ex.run_until_idle();
   EXPECT_TRUE(received.empty());
+}
+
+TEST_F(HttpTransportTest, Streamable_RetryZeroIsRaisedToTheFloorOf250Ms) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  post->chunk(sse_raw("id: e1\nretry: 0\ndata:"));
+  post->complete();
+  ex.run_until_idle();
+  EXPECT_EQ(http.pending(), 0u);  // not at once
+  ex.advance(Millis(249));
+  EXPECT_EQ(http.pending(), 0u);
+  ex.advance(Millis(1));
+  auto resume = next();
+  ASSERT_TRUE(resume);
+  EXPECT_EQ(resume->header("Last-Event-ID"), "e1");
+}
+
+TEST_F(HttpTransportTest, Streamable_TheGetStreamHonoursTheRetryFloorToo) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  get->respond_sse_head();
+  get->chunk(sse_raw("id: g1\nretry: 0\ndata:"));
+  get->complete();
+  ex.run_until_idle();
+  ex.advance(Millis(249));
+  EXPECT_EQ(http.pending(), 0u);
+  ex.advance(Millis(1));
+  auto again = next();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->header("Last-Event-ID"), "g1");
+}
+
+// A server that answers every resume and ends it at once (polling with retry: 0).
+TEST_F(HttpTransportTest, Streamable_AServerThatKeepsEndingTheStreamSpendsTheReconnectBudget) {
+  auto o = options();
+  o.max_reconnects_per_window = 3;
+  o.reconnect_window_ms = 10000;
+  open(o);
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  post->chunk(sse_raw("id: e0\nretry: 0\ndata:"));
+  post->complete();
+  ex.run_until_idle();
+  int resumes = 0;
+  for (int i = 0; i < 20 && received.empty(); ++i) {
+    ex.advance(Millis(250));
+    auto resume = next();
+    if (!resume) continue;
+    ++resumes;
+    resume->respond_sse_head();
+    resume->chunk(sse_raw("id: e" + std::to_string(resumes) + "\nretry: 0\ndata:"));
+    resume->complete();
+    ex.run_until_idle();
+  }
+  EXPECT_EQ(resumes, 3);
+  json error = only_error();
+  EXPECT_EQ(received[0]["id"], 1);
+  EXPECT_EQ(error["data"].value("transport_error", ""), "protocol");
+  EXPECT_EQ(error.value("message", ""),
+            std::string("Server \"x\": the server at ") + kUrl +
+                " keeps ending the SSE stream of this request (3 reconnects within 10000 ms, the "
+                "reconnect budget); not reconnecting again");
+  EXPECT_TRUE(closes.empty());  // only that request fails
+  ex.advance(Millis(60000));
+  EXPECT_EQ(http.pending(), 0u);
+}
+
+TEST_F(HttpTransportTest, Streamable_TheReconnectBudgetIsPerWindow) {
+  auto o = options();
+  o.max_reconnects_per_window = 3;
+  o.reconnect_window_ms = 10000;
+  open(o);
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  post->chunk(sse_raw("id: e0\nretry: 4000\ndata:"));
+  post->complete();
+  ex.run_until_idle();
+  // One reconnect every 4 s: never more than 3 within 10 s, so it never runs out.
+  int resumes = 0;
+  for (int i = 0; i < 10; ++i) {
+    ex.advance(Millis(4000));
+    auto resume = next();
+    ASSERT_TRUE(resume) << "reconnect " << i;
+    ++resumes;
+    resume->respond_sse_head();
+    resume->chunk(sse_raw("id: e" + std::to_string(resumes) + "\ndata:"));
+    resume->complete();
+    ex.run_until_idle();
+  }
+  EXPECT_TRUE(received.empty());
+  EXPECT_TRUE(closes.empty());
+}
+
+TEST_F(HttpTransportTest, Streamable_TheGetStreamStopsWhenItsBudgetIsSpent) {
+  auto o = options();
+  o.max_reconnects_per_window = 2;
+  o.reconnect_window_ms = 10000;
+  open(o);
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  int gets = 0;
+  for (int i = 0; i < 20; ++i) {
+    auto get = next();
+    if (get) {
+      ++gets;
+      get->respond_sse_head();
+      get->chunk(sse_raw("id: g" + std::to_string(gets) + "\nretry: 0\ndata:"));
+      get->complete();
+      ex.run_until_idle();
+    }
+    ex.advance(Millis(250));
+  }
+  EXPECT_EQ(gets, 3);  // the first open and 2 reconnects
+  EXPECT_TRUE(closes.empty());
+  bool warned = false;
+  for (const auto& w : logger.warnings) {
+    warned = warned || w.find("Server \"x\": the server at " + std::string(kUrl) +
+                              " keeps ending the GET stream (2 reconnects within 10000 ms") == 0;
+  }
+  EXPECT_TRUE(warned);
+}
+
+TEST_F(HttpTransportTest, Streamable_ARefusedResumeClosesTheTransport) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  post->chunk(sse_raw("id: e1\ndata:"));
+  post->fail(Error::make(ErrorCode::transport, "connection reset"));
+  ex.run_until_idle();
+  EXPECT_TRUE(closes.empty());  // a broken stream alone is resumed
+  ex.advance(Millis(1000));
+  auto resume = next();
+  ASSERT_TRUE(resume);
+  resume->fail(Error::make(ErrorCode::transport, "connection refused"));
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::transport);
+  EXPECT_EQ(closes[0].message, std::string("Server \"x\": the server is unreachable: GET ") + kUrl +
+                                   " failed: connection refused");
+  EXPECT_TRUE(received.empty());  // the request fails once, through on_close
+}
+
+TEST_F(HttpTransportTest, Streamable_ABrokenGetStreamWhoseReconnectIsRefusedClosesTheTransport) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  get->respond_sse_head();
+  get->chunk(sse_raw("id: g1\ndata:"));
+  get->fail(Error::make(ErrorCode::transport, "connection reset by peer"));
+  ex.run_until_idle();
+  EXPECT_TRUE(closes.empty());
+  ex.advance(Millis(1000));
+  auto again = next();
+  ASSERT_TRUE(again);
+  again->fail(Error::make(ErrorCode::transport, "connection refused"));
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_NE(closes[0].message.find("Server \"x\": the server is unreachable: GET"), std::string::npos);
+}
+
+TEST_F(HttpTransportTest, Streamable_AGetStreamReconnectThatTimesOutIsRetriedNotAClose) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  get->fail(Error::make(ErrorCode::timeout, "no response within 100 ms"));
+  ex.run_until_idle();
+  ex.advance(Millis(1000));
+  auto again = next();
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->method(), "GET");
+  EXPECT_TRUE(closes.empty());
 }
 
 // --- Streamable HTTP: session expiry ---------------------------------------------------
@@ -648,6 +869,164 @@ TEST_F(HttpTransportTest, Streamable_AFailedReinitializeClosesTheTransport) {
   EXPECT_FALSE(transport->send(rpc_request(2, "ping")).ok());
 }
 
+// The replayed notifications/initialized meets a 404 too: the new session is refused, so
+// re-initializing failed. It used to join the list of messages to re-send after the replay
+// that it was itself part of, and everything waited forever.
+TEST_F(HttpTransportTest, Streamable_A404ForTheReplayedInitializedClosesInsteadOfHanging) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake("s1"));
+  send(rpc_request(1, "tools/call"));
+  auto call = next();
+  ASSERT_TRUE(call);
+  call->respond(404, "Session not found");
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  reinit->respond_json(init_result(), {{"Mcp-Session-Id", "s2"}});
+  auto note = next();
+  ASSERT_TRUE(note);
+  EXPECT_EQ(note->json_body(), initialized());
+  send(rpc_request(2, "ping"));  // sent during the replay
+  note->respond(404, "Session not found");
+  ex.run_until_idle();
+
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::http_status);
+  EXPECT_EQ(closes[0].message, std::string("Server \"x\": the session expired and re-initializing "
+                                           "failed: HTTP 404 from ") +
+                                   kUrl + ": Session not found");
+  EXPECT_TRUE(received.empty());  // both requests fail once, through on_close
+  EXPECT_EQ(http.pending(), 0u);
+  ex.advance(Millis(60000));
+  EXPECT_EQ(http.pending(), 0u);
+}
+
+TEST_F(HttpTransportTest, Streamable_A404ThatArrivesDuringTheReplayIsResentOnceAfterIt) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake("s1"));
+  send(rpc_request(1, "tools/call"));
+  send(rpc_request(2, "tools/list"));
+  auto call = next();
+  ASSERT_TRUE(call);
+  auto list = next();
+  ASSERT_TRUE(list);
+  call->respond(404);
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  EXPECT_EQ(reinit->json_body(), init_request());
+  list->respond(404);  // the second 404 arrives while the replay runs
+  ex.run_until_idle();
+  EXPECT_EQ(http.pending(), 0u);  // no second replay
+  reinit->respond_json(init_result(), {{"Mcp-Session-Id", "s2"}});
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  ex.run_until_idle();
+
+  std::vector<json> resent;
+  while (auto r = http.take()) {
+    if (r->method() == "POST") {
+      EXPECT_EQ(r->header("Mcp-Session-Id"), "s2");
+      resent.push_back(r->json_body());
+      r->respond_json(rpc_result(r->json_body()["id"].get<int>()));
+    } else {
+      r->respond(405);
+    }
+    ex.run_until_idle();
+  }
+  ASSERT_EQ(resent.size(), 2u);
+  EXPECT_EQ(resent[0], rpc_request(1, "tools/call"));
+  EXPECT_EQ(resent[1], rpc_request(2, "tools/list"));
+  ASSERT_EQ(received.size(), 2u);
+  EXPECT_EQ(received[0], rpc_result(1));
+  EXPECT_EQ(received[1], rpc_result(2));
+  EXPECT_TRUE(closes.empty());
+  int inits = 0;
+  for (const auto& r : http.all()) {
+    if (r.json_body().is_object() && r.json_body().value("method", "") == "initialize") ++inits;
+  }
+  EXPECT_EQ(inits, 2);
+}
+
+TEST_F(HttpTransportTest, Streamable_A404ForTheOldSessionAfterTheReplayIsResentWithoutAnotherOne) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake("s1"));
+  send(rpc_request(1, "tools/call"));
+  send(rpc_request(2, "tools/list"));
+  auto call = next();
+  ASSERT_TRUE(call);
+  auto list = next();
+  ASSERT_TRUE(list);
+  call->respond(404);
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  reinit->respond_json(init_result(), {{"Mcp-Session-Id", "s2"}});
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto resent_call = next();
+  ASSERT_TRUE(resent_call);
+  EXPECT_EQ(resent_call->json_body(), rpc_request(1, "tools/call"));
+  auto get = next();
+  ASSERT_TRUE(get);
+  get->respond(405);
+  // Only now does the server answer the request that went out with s1.
+  list->respond(404);
+  auto resent_list = next();
+  ASSERT_TRUE(resent_list);
+  EXPECT_EQ(resent_list->json_body(), rpc_request(2, "tools/list"));
+  EXPECT_EQ(resent_list->header("Mcp-Session-Id"), "s2");
+  resent_list->respond(404, "still unknown");  // its one retry is used: it fails
+  ex.run_until_idle();
+  json error = only_error();
+  EXPECT_EQ(received[0]["id"], 2);
+  EXPECT_EQ(error["data"].value("status", 0), 404);
+  EXPECT_EQ(http.pending(), 0u);
+  EXPECT_TRUE(closes.empty());
+}
+
+TEST_F(HttpTransportTest, Streamable_AReplayThatIsNeverAnsweredClosesWithinItsBound) {
+  auto o = options();
+  o.reinitialize_timeout_ms = 5000;
+  open(o);
+  ASSERT_NO_FATAL_FAILURE(handshake("s1"));
+  send(rpc_request(1, "tools/call"));
+  auto call = next();
+  ASSERT_TRUE(call);
+  call->respond(404);
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  ex.advance(Millis(4999));
+  EXPECT_TRUE(closes.empty());
+  ex.advance(Millis(1));
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::timeout);
+  EXPECT_EQ(closes[0].message,
+            "Server \"x\": the session expired and re-initializing did not finish within 5000 ms");
+  EXPECT_TRUE(reinit->aborted());
+}
+
+TEST_F(HttpTransportTest, Streamable_ARequestCancelledDuringTheReplayIsNotResent) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake("s1"));
+  send(rpc_request(1, "tools/call"));
+  auto call = next();
+  ASSERT_TRUE(call);
+  call->respond(404);
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  send(rpc_notification("notifications/cancelled", {{"requestId", 1}, {"reason", "timeout"}}));
+  reinit->respond_json(init_result(), {{"Mcp-Session-Id", "s2"}});
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  ex.run_until_idle();
+  std::vector<std::string> methods;
+  while (auto r = http.take()) {
+    methods.push_back(r->method() + " " + (r->json_body().is_object() ? r->json_body().value("method", "") : ""));
+  }
+  EXPECT_EQ(methods, (std::vector<std::string>{"POST notifications/cancelled", "GET "}));
+}
+
 // --- Streamable HTTP: errors -----------------------------------------------------------
 
 TEST_F(HttpTransportTest, Streamable_NonSuccessFailsOnlyThatRequestWithStatusAndAtMost1KiBOfBody) {
@@ -695,21 +1074,60 @@ TEST_F(HttpTransportTest, Streamable_InitializeFailureClosesWithTheHttpError) {
   EXPECT_EQ(http.pending(), 0u);
 }
 
-TEST_F(HttpTransportTest, Streamable_ConnectionFailureFailsTheRequestWithATransportError) {
+TEST_F(HttpTransportTest, Streamable_ARefusedPostClosesTheTransportNamingTheServer) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  send(rpc_request(2, "ping"));
+  auto call = next();
+  ASSERT_TRUE(call);
+  call->respond_sse_head();  // in flight when the server goes away
+  auto ping = next();
+  ASSERT_TRUE(ping);
+  ping->fail(Error::make(ErrorCode::transport, "connection refused"));
+  ex.run_until_idle();
+  // The server is gone: the transport closes (the RpcPeer fails every pending request
+  // once from on_close), instead of answering each request with its own error.
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::transport);
+  EXPECT_EQ(closes[0].message, std::string("Server \"x\": the server is unreachable: POST ") + kUrl +
+                                   " failed: connection refused");
+  EXPECT_TRUE(received.empty());
+  EXPECT_TRUE(call->aborted());
+  EXPECT_FALSE(transport->send(rpc_request(3, "ping")).ok());
+  ex.advance(Millis(60000));
+  EXPECT_EQ(http.pending(), 0u);
+}
+
+TEST_F(HttpTransportTest, Streamable_ATimedOutPostFailsOnlyThatRequest) {
   open(options());
   ASSERT_NO_FATAL_FAILURE(handshake());
   send(rpc_request(1, "ping"));
   auto post = next();
   ASSERT_TRUE(post);
-  post->fail(Error::make(ErrorCode::transport, "connection refused"));
+  post->fail(Error::make(ErrorCode::timeout, "no response within 100 ms"));
   ex.run_until_idle();
   json error = only_error();
-  EXPECT_EQ(error["data"].value("transport_error", ""), "transport");
-  EXPECT_EQ(error.value("message", ""),
-            std::string("Server \"x\": POST ") + kUrl + " failed: connection refused");
+  EXPECT_EQ(error["data"].value("transport_error", ""), "timeout");
+  EXPECT_TRUE(closes.empty());
 }
 
-TEST_F(HttpTransportTest, Streamable_CorsRejectionReachesTheCallerWithTheFix) {
+TEST_F(HttpTransportTest, Streamable_AServerErrorDoesNotCloseTheTransport) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  for (int id = 1; id <= 3; ++id) {
+    send(rpc_request(id, "tools/call"));
+    auto post = next();
+    ASSERT_TRUE(post);
+    post->respond(id == 1 ? 500 : (id == 2 ? 502 : 503), "down for a moment");
+    ex.run_until_idle();
+  }
+  EXPECT_EQ(received.size(), 3u);
+  EXPECT_TRUE(closes.empty());
+  EXPECT_TRUE(transport->send(rpc_request(4, "ping")).ok());
+}
+
+TEST_F(HttpTransportTest, Streamable_CorsRejectionClosesWithTheFix) {
   open(options());
   ASSERT_NO_FATAL_FAILURE(handshake());
   send(rpc_request(1, "ping"));
@@ -717,9 +1135,13 @@ TEST_F(HttpTransportTest, Streamable_CorsRejectionReachesTheCallerWithTheFix) {
   ASSERT_TRUE(post);
   post->fail(make_cors_error(kUrl));
   ex.run_until_idle();
-  json error = only_error();
-  EXPECT_EQ(error["data"].value("cors", false), true);
-  EXPECT_NE(error.value("message", "").find("Access-Control-Expose-Headers"), std::string::npos);
+  // A browser reports an unreachable server and a CORS rejection alike: both are a lost
+  // connection, and the close error keeps the fix.
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::transport);
+  EXPECT_EQ(closes[0].data.value("cors", false), true);
+  EXPECT_NE(closes[0].message.find("Access-Control-Expose-Headers"), std::string::npos);
+  EXPECT_NE(closes[0].message.find("Server \"x\""), std::string::npos);
 }
 
 TEST_F(HttpTransportTest, Streamable_ASendThatCannotStartFailsThatRequestLater) {
@@ -918,7 +1340,7 @@ TEST_F(HttpTransportTest, Sse_PostsToTheEndpointAndReadsAnswersFromTheStream) {
   EXPECT_EQ(received[0], init_result());
 }
 
-TEST_F(HttpTransportTest, Sse_RejectsAnEndpointOnAnotherOrigin) {
+TEST_F(HttpTransportTest, Sse_RejectsAnEndpointOnAnotherOriginThanTheConfiguredUrl) {
   open(options(HttpTransportMode::sse));
   auto stream = next();
   ASSERT_TRUE(stream);
@@ -928,8 +1350,10 @@ TEST_F(HttpTransportTest, Sse_RejectsAnEndpointOnAnotherOrigin) {
   ex.run_until_idle();
   ASSERT_EQ(closes.size(), 1u);
   EXPECT_EQ(closes[0].code, ErrorCode::protocol);
-  EXPECT_NE(closes[0].message.find("not on the same origin"), std::string::npos);
-  EXPECT_NE(closes[0].message.find("http://evil.test/message"), std::string::npos);
+  EXPECT_EQ(closes[0].message,
+            std::string("Server \"x\": the SSE endpoint http://evil.test/message is not on the same "
+                        "origin as the configured URL ") +
+                kUrl + "; refusing to send messages there");
   EXPECT_EQ(http.pending(), 0u);  // nothing was posted there
   EXPECT_TRUE(stream->aborted());
 }
@@ -966,6 +1390,43 @@ TEST_F(HttpTransportTest, Sse_ARejectedPostFailsOnlyThatRequest) {
   EXPECT_TRUE(closes.empty());
 }
 
+TEST_F(HttpTransportTest, Sse_ARefusedPostClosesTheTransport) {
+  open(options(HttpTransportMode::sse));
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  stream->respond_sse_head();
+  stream->chunk("event: endpoint\ndata: /m\n\n");
+  ex.run_until_idle();
+  send(rpc_request(7, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->fail(Error::make(ErrorCode::transport, "connection refused"));
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::transport);
+  EXPECT_EQ(closes[0].message,
+            "Server \"x\": the server is unreachable: POST http://mcp.test:8080/m failed: "
+            "connection refused");
+  EXPECT_TRUE(received.empty());
+  EXPECT_TRUE(stream->aborted());
+}
+
+// What the owner's reconnect meets when the server is still down: a new transport whose
+// stream is refused closes at once, naming the server.
+TEST_F(HttpTransportTest, Sse_ARefusedStreamClosesNamingTheServer) {
+  open(options(HttpTransportMode::sse));
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  send(init_request());
+  stream->fail(Error::make(ErrorCode::transport, "connection refused"));
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::transport);
+  EXPECT_EQ(closes[0].message, std::string("Server \"x\": the server is unreachable: GET ") + kUrl +
+                                   " failed: connection refused");
+  EXPECT_EQ(http.all().size(), 1u);
+}
+
 TEST_F(HttpTransportTest, Sse_CloseAbortsTheStreamAndReportsClosed) {
   open(options(HttpTransportMode::sse));
   auto stream = next();
@@ -979,59 +1440,281 @@ TEST_F(HttpTransportTest, Sse_CloseAbortsTheStreamAndReportsClosed) {
 
 // --- redirects and origin-locked headers -----------------------------------------------
 
-TEST_F(HttpTransportTest, OriginLock_ConfiguredHeadersNeverFollowARedirectToAnotherOrigin) {
-  auto o = options(HttpTransportMode::sse);
-  o.origin_locked = true;
-  o.headers.add("X-Api-Key", "secret");
-  open(o);
-  auto first = next();
-  ASSERT_TRUE(first);
-  EXPECT_EQ(first->header("X-Api-Key"), "secret");
-  EXPECT_FALSE(first->request().follow_redirects);  // the core follows, hop by hop
-  first->respond(302, "", {{"Location", "http://other.test:9000/sse"}});
+// Every header that must stay with the configured origin (SPEC §17), as credentialed()
+// sets them up: the token, a configured secret, a configured cookie, and the session.
+const std::vector<std::string> kOriginBound = {"Authorization", "X-Api-Key", "Cookie",
+                                               "Mcp-Session-Id", "MCP-Protocol-Version"};
 
-  auto second = next();
-  ASSERT_TRUE(second);
-  EXPECT_EQ(second->method(), "GET");
-  EXPECT_EQ(second->url(), "http://other.test:9000/sse");
-  EXPECT_FALSE(second->has_header("X-Api-Key"));
-  second->respond_sse_head();
-  second->chunk("event: endpoint\ndata: /message\n\n");  // same origin as the final URL
+// The parameter is origin_locked: the rules hold whatever the header policy.
+class CrossOriginTest : public HttpTransportTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  HttpTransportOptions credentialed(HttpTransportMode mode) {
+    storage.token = "t1";
+    auto o = options(mode);
+    o.auth_storage = &storage;
+    o.origin_locked = GetParam();
+    o.headers.add("X-Api-Key", "secret");
+    o.headers.add("Cookie", "sid=c00kie");
+    return o;
+  }
+
+  // Streamable handshake with session s1, up to the GET stream request (not answered).
+  std::optional<FakeHttpExchange> handshake_to_get_stream() {
+    send(init_request());
+    auto init = next();
+    if (!init) return std::nullopt;
+    init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+    ex.run_until_idle();
+    send(initialized());
+    auto note = next();
+    if (!note) return std::nullopt;
+    note->respond(202);
+    received.clear();
+    return next();
+  }
+
+  void expect_all_bound(const FakeHttpExchange& r) {
+    EXPECT_EQ(r.header("Authorization"), "Bearer t1");
+    EXPECT_EQ(r.header("X-Api-Key"), "secret");
+    EXPECT_EQ(r.header("Cookie"), "sid=c00kie");
+    EXPECT_EQ(r.header("Mcp-Session-Id"), "s1");
+    EXPECT_EQ(r.header("MCP-Protocol-Version"), "2025-11-25");
+  }
+};
+
+TEST_P(CrossOriginTest, Redirect_ACrossOriginHopOfTheGetStreamCarriesNoOriginBoundHeader) {
+  open(credentialed(HttpTransportMode::streamable));
+  auto get = handshake_to_get_stream();
+  ASSERT_TRUE(get);
+  ASSERT_EQ(get->method(), "GET");
+  expect_all_bound(*get);
+  EXPECT_FALSE(get->request().follow_redirects);  // it carries credentials: the core follows
+  get->respond(302, "", {{"Location", "http://other.test:9000/events"}});
+
+  auto hop = next();
+  ASSERT_TRUE(hop);
+  EXPECT_EQ(hop->method(), "GET");
+  EXPECT_EQ(hop->url(), "http://other.test:9000/events");
+  for (const std::string& name : kOriginBound) EXPECT_FALSE(hop->has_header(name)) << name;
+  EXPECT_EQ(hop->header("Accept"), "text/event-stream");
+  // What the other origin says about the session never replaces ours.
+  hop->respond_sse_head({{"Mcp-Session-Id", "planted"}});
+  ex.run_until_idle();
+
   send(rpc_request(1, "ping"));
   auto post = next();
   ASSERT_TRUE(post);
-  EXPECT_EQ(post->url(), "http://other.test:9000/message");
-  EXPECT_FALSE(post->has_header("X-Api-Key"));
+  EXPECT_EQ(post->url(), kUrl);
+  expect_all_bound(*post);
 }
 
-TEST_F(HttpTransportTest, OriginLock_ASameOriginRedirectKeepsTheHeaders) {
-  auto o = options(HttpTransportMode::sse);
-  o.origin_locked = true;
-  o.headers.add("X-Api-Key", "secret");
-  open(o);
-  auto first = next();
-  ASSERT_TRUE(first);
-  first->respond(307, "", {{"Location", "/v2/sse"}});
-  auto second = next();
-  ASSERT_TRUE(second);
-  EXPECT_EQ(second->url(), "http://mcp.test:8080/v2/sse");
-  EXPECT_EQ(second->header("X-Api-Key"), "secret");
+TEST_P(CrossOriginTest, Redirect_ACrossOriginHopOfAResumeCarriesNoLastEventIdNorCredentials) {
+  open(credentialed(HttpTransportMode::streamable));
+  auto get = handshake_to_get_stream();
+  ASSERT_TRUE(get);
+  get->respond(405);
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond_sse_head();
+  post->chunk(sse_raw("id: e1\nretry: 300\ndata:"));
+  post->complete();
+  ex.run_until_idle();
+  ex.advance(Millis(300));
+  auto resume = next();
+  ASSERT_TRUE(resume);
+  EXPECT_EQ(resume->header("Last-Event-ID"), "e1");
+  expect_all_bound(*resume);
+  resume->respond(307, "", {{"Location", "https://cdn.test/resume"}});
+
+  auto hop = next();
+  ASSERT_TRUE(hop);
+  EXPECT_EQ(hop->url(), "https://cdn.test/resume");
+  EXPECT_FALSE(hop->has_header("Last-Event-ID"));
+  for (const std::string& name : kOriginBound) EXPECT_FALSE(hop->has_header(name)) << name;
 }
 
-TEST_F(HttpTransportTest, Redirect_WithoutOriginLockThePlatformFollowsAndTheFinalUrlCounts) {
-  auto o = options(HttpTransportMode::sse);
-  o.headers.add("X-Api-Key", "secret");
-  open(o);
+TEST_P(CrossOriginTest, Redirect_ASameOriginHopKeepsEveryHeader) {
+  open(credentialed(HttpTransportMode::streamable));
+  auto get = handshake_to_get_stream();
+  ASSERT_TRUE(get);
+  get->respond(307, "", {{"Location", "/v2/events"}});
+  auto hop = next();
+  ASSERT_TRUE(hop);
+  EXPECT_EQ(hop->url(), "http://mcp.test:8080/v2/events");
+  expect_all_bound(*hop);
+}
+
+TEST_P(CrossOriginTest, Redirect_ALegacyStreamRedirectedToAnotherOriginSendsNothingThere) {
+  open(credentialed(HttpTransportMode::sse));
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  EXPECT_EQ(stream->header("Authorization"), "Bearer t1");
+  EXPECT_EQ(stream->header("X-Api-Key"), "secret");
+  EXPECT_FALSE(stream->request().follow_redirects);
+  send(init_request());
+  stream->respond(302, "", {{"Location", "http://other.test:9000/sse"}});
+
+  auto hop = next();
+  ASSERT_TRUE(hop);
+  EXPECT_EQ(hop->url(), "http://other.test:9000/sse");
+  for (const std::string& name : kOriginBound) EXPECT_FALSE(hop->has_header(name)) << name;
+  hop->respond_sse_head();
+  // A relative endpoint resolves against the redirected stream: the other origin.
+  hop->chunk("event: endpoint\ndata: /message\n\n");
+  ex.run_until_idle();
+
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::protocol);
+  EXPECT_EQ(closes[0].message,
+            std::string("Server \"x\": the SSE endpoint http://other.test:9000/message is not on "
+                        "the same origin as the configured URL ") +
+                kUrl +
+                " (the stream was redirected to http://other.test:9000/sse); refusing to send "
+                "messages there");
+  EXPECT_EQ(http.all().size(), 2u);  // the stream and its hop: no POST anywhere
+  EXPECT_TRUE(hop->aborted());
+}
+
+TEST_P(CrossOriginTest, Redirect_ALegacyEndpointOnTheConfiguredOriginStillWorksAfterARedirect) {
+  open(credentialed(HttpTransportMode::sse));
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  stream->respond(302, "", {{"Location", "http://other.test:9000/sse"}});
+  auto hop = next();
+  ASSERT_TRUE(hop);
+  hop->respond_sse_head();
+  hop->chunk("event: endpoint\ndata: http://mcp.test:8080/message?s=1\n\n");
+  send(init_request());
+  auto post = next();
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->url(), "http://mcp.test:8080/message?s=1");
+  EXPECT_EQ(post->header("Authorization"), "Bearer t1");
+  EXPECT_EQ(post->header("X-Api-Key"), "secret");
+  EXPECT_TRUE(closes.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(HeaderPolicies, CrossOriginTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? std::string("OriginLocked") : std::string("Default");
+                         });
+
+TEST_F(HttpTransportTest, Redirect_ARequestWithoutCredentialsMayBeFollowedByThePlatform) {
+  open(options(HttpTransportMode::sse));  // no headers, no token
   auto stream = next();
   ASSERT_TRUE(stream);
   EXPECT_TRUE(stream->request().follow_redirects);
-  stream->head(200, {{"Content-Type", "text/event-stream"}}, "http://moved.test/sse");
+  stream->head(200, {{"Content-Type", "text/event-stream"}}, "http://mcp.test:8080/v2/sse");
   stream->chunk("event: endpoint\ndata: /message\n\n");
   send(rpc_request(1, "ping"));
   auto post = next();
   ASSERT_TRUE(post);
-  EXPECT_EQ(post->url(), "http://moved.test/message");  // resolved against the final URL
-  EXPECT_EQ(post->header("X-Api-Key"), "secret");
+  EXPECT_EQ(post->url(), "http://mcp.test:8080/message");  // resolved against the final URL
+}
+
+TEST_F(HttpTransportTest, Redirect_AnEndpointWhereThePlatformsRedirectLedIsRefused) {
+  open(options(HttpTransportMode::sse));
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  ASSERT_TRUE(stream->request().follow_redirects);
+  stream->head(200, {{"Content-Type", "text/event-stream"}}, "http://moved.test/sse");
+  stream->chunk("event: endpoint\ndata: /message\n\n");
+  send(rpc_request(1, "ping"));
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_NE(closes[0].message.find("the SSE endpoint http://moved.test/message is not on the same "
+                                   "origin as the configured URL"),
+            std::string::npos);
+  EXPECT_EQ(http.all().size(), 1u);
+}
+
+TEST_F(HttpTransportTest, Redirect_AnHttpsToHttpHopIsRefused) {
+  auto o = options(HttpTransportMode::sse);
+  o.url = "https://mcp.test/sse";
+  o.headers.add("X-Api-Key", "secret");
+  open(o);
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  stream->respond(301, "", {{"Location", "http://mcp.test/sse"}});
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::protocol);
+  EXPECT_EQ(closes[0].message,
+            "Server \"x\": HTTP 301 from https://mcp.test/sse redirects to http://mcp.test/sse: "
+            "refusing an https to http redirect (it would go unencrypted)");
+  EXPECT_EQ(http.all().size(), 1u);  // nothing went out unencrypted
+}
+
+TEST_F(HttpTransportTest, Redirect_AnHttpsToHttpRedirectThePlatformFollowedIsRefused) {
+  auto o = options(HttpTransportMode::sse);
+  o.url = "https://mcp.test/sse";
+  open(o);
+  auto stream = next();
+  ASSERT_TRUE(stream);
+  ASSERT_TRUE(stream->request().follow_redirects);
+  stream->head(200, {{"Content-Type", "text/event-stream"}}, "http://mcp.test/sse");
+  stream->chunk("event: endpoint\ndata: /message\n\n");
+  send(rpc_request(1, "ping"));
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_NE(closes[0].message.find("refusing an https to http redirect"), std::string::npos);
+  EXPECT_TRUE(stream->aborted());
+  EXPECT_EQ(http.all().size(), 1u);
+}
+
+TEST_F(HttpTransportTest, Redirect_AGetStreamRedirectedFromHttpsToHttpIsNotOpened) {
+  auto o = options();
+  o.url = "https://mcp.test/mcp";
+  open(o);
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  get->respond(302, "", {{"Location", "http://mcp.test/events"}});
+  ex.advance(Millis(120000));
+  EXPECT_EQ(http.pending(), 0u);  // not followed, not retried
+  EXPECT_TRUE(closes.empty());    // the POSTs still work
+  bool warned = false;
+  for (const auto& w : logger.warnings) warned = warned || w.find("https to http") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST_F(HttpTransportTest, Redirect_APostRedirectIsNotFollowedAndSaysWhatToConfigure) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->respond(307, "", {{"Location", "https://new.test/mcp"}});
+  ex.run_until_idle();
+  json error = only_error();
+  EXPECT_EQ(error.value("message", ""),
+            std::string("Server \"x\": HTTP 307 from ") + kUrl +
+                " (mcprt does not follow redirects of POST requests; configure the URL it "
+                "redirects to: https://new.test/mcp)");
+  EXPECT_EQ(http.pending(), 0u);
+  EXPECT_TRUE(closes.empty());
+}
+
+TEST_F(HttpTransportTest, Redirect_ARedirectThePlatformCouldNotShowFailsOnlyThatRequest) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  // What the browser's fetch client reports for an opaque redirect.
+  post->fail(Error::make(ErrorCode::transport, "the server redirected", json{{"redirect", true}}));
+  ex.run_until_idle();
+  json error = only_error();
+  EXPECT_NE(error.value("message", "").find("the server redirected"), std::string::npos);
+  EXPECT_TRUE(closes.empty());  // a redirect is not a server that is gone
 }
 
 TEST_F(HttpTransportTest, Redirect_TooManyHopsFailWithAClearError) {

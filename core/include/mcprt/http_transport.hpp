@@ -22,27 +22,42 @@
 //    other refusal is logged and the stream is not retried either.
 //  - a broken SSE stream (POST- or GET-originated; cut by an error or ended by the server
 //    before the response) that carried an event id is resumed by a GET with
-//    `Last-Event-ID`, after the stream's `retry:` (default 1000 ms, capped at
-//    max_retry_ms). A server that answers and ends the stream again is polling
-//    (SEP-1699) and is followed for as long as the request runs; reconnects that get no
-//    2xx answer at all are bounded by max_resume_attempts in a row. A POST stream that
-//    cannot be resumed (no event id, resume refused, attempts used up) fails its request.
+//    `Last-Event-ID`, after the stream's `retry:` (default 1000 ms, raised to at least
+//    min_retry_ms = 250 ms, capped at max_retry_ms). A server that answers and ends the
+//    stream again is polling (SEP-1699) and is followed for as long as the request runs,
+//    within the stream's RECONNECT BUDGET: at most max_reconnects_per_window (60)
+//    reconnects within any reconnect_window_ms (60 s) per stream. Reconnects that get no
+//    2xx answer at all (a timeout) are also bounded by max_resume_attempts in a row. A
+//    POST stream that cannot be resumed (no event id, resume refused, attempts used up,
+//    budget spent: `Server "x": the server at <url> keeps ending the SSE stream of this
+//    request (60 reconnects within 60000 ms, the reconnect budget); not reconnecting
+//    again`) fails its request; a GET stream that cannot be reopened stops with a warning
+//    (server notifications outside requests are then lost; the POSTs still work).
 //  - a POST stream is dropped as soon as its response arrived, and when the client sends
 //    `notifications/cancelled` for its request (an open stream holds a connection).
 //  - SESSION EXPIRY: a 404 to a request that carried a session id means the session is
 //    gone. The transport itself replays the stored `initialize` (its response is consumed,
 //    not passed up; the new session id and version replace the old) and
 //    `notifications/initialized`, then re-sends the failed message once; messages sent
-//    meanwhile wait and follow in order. A second 404 for the same message fails it. If
-//    the replay fails, the transport closes with that error.
+//    meanwhile wait and follow in order. Every message is accounted for exactly once: one
+//    whose 404 arrives while the replay runs joins the re-send list; one whose 404 arrives
+//    after it, for the session the replay replaced, is re-sent once with the new session
+//    (no second replay); a request cancelled meanwhile is not re-sent. A second 404 for
+//    the same message fails it. If the replay fails — an error or a 404 for the replayed
+//    initialize or initialized, or no answer within reinitialize_timeout_ms — the
+//    transport closes with that error (`Server "x": the session expired and
+//    re-initializing failed: HTTP 404 from ...`), so every pending request fails once.
 //  - close() sends `DELETE` with the session id (best effort, bounded by close_timeout_ms)
 //    and then reports on_close(ErrorCode::closed).
 //
 // LEGACY HTTP+SSE (MCP 2024-11-05), mode `sse`: GET the stream; wait for the `endpoint`
-// event (resolved against the stream's final URL; another origin is an error that closes
-// the transport); POST every message there (2xx expected, typically 202; messages sent
-// before the endpoint arrived wait); every answer arrives on the stream. The stream ending
-// closes the transport (`Server "x": the server closed the SSE stream ...`).
+// event (resolved against the stream's final URL, and then required to be on the origin
+// of the CONFIGURED URL — a redirected stream cannot move the POSTs, and the credentials
+// they carry, to another origin; anything else is an error that closes the transport);
+// POST every message there (2xx expected, typically 202; messages sent before the
+// endpoint arrived wait); every answer arrives on the stream. The stream ending closes the
+// transport (`Server "x": the server closed the SSE stream ...`); legacy SSE never
+// reconnects by itself (the owner does, with a new transport).
 //
 // AUTO (mode `automatic`, a config `url` without `type`): Streamable HTTP first; if the
 // initialize POST answers 400, 404 or 405, switch to legacy SSE transparently and re-send
@@ -58,16 +73,46 @@
 //  - for `initialize` (nothing works without it) the transport closes with the Error
 //    itself, so connect() reports http_status / transport / timeout as it is;
 //  - for a notification or a response, it is logged (warn) and dropped.
-// Connection failures (refused, DNS, TLS, CORS in the browser) take the same path with
-// their own ErrorCode.
+// A timeout, or a redirect the browser would not show, takes the same path with its own
+// ErrorCode. A 5xx or a single timeout never closes the transport.
 //
-// AUTH AND HEADERS: configured headers go on every request; `Authorization: Bearer
-// <token>` comes from AuthStorage unless the config sets Authorization itself (which is
-// never overwritten, and then 401/403 is final). On 401/403 the transport asks the storage
-// for a refreshed token once and retries that request once. With origin_locked, the
-// configured headers AND the token are sent only to URLs with the configured URL's origin
-// — including the final URL of redirects (GET redirects are then followed by the core
-// hop by hop, so nothing leaks to the new origin).
+// TRANSPORT LOSS: when the server is evidently gone the transport closes itself, with
+// ErrorCode::transport and the cause: `Server "x": the server is unreachable: POST
+// http://h/mcp failed: <the platform's reason>`. Then the RpcPeer fails every pending
+// request exactly once (from on_close; no request also gets its own error) and the owner
+// (the manager) treats it as connection loss: reconnect with backoff and breaker. "Gone"
+// means: a request of any kind (a POST, a resume GET, the GET stream, the legacy stream)
+// got no HTTP answer at all because the connection failed — the platform completed it
+// with ErrorCode::transport before any response head (refused, reset, DNS, TLS, a
+// browser's opaque network/CORS failure). So a broken SSE stream is resumed, and closes
+// the transport only when the resume finds no server. Not gone: any HTTP status, a
+// timeout (ErrorCode::timeout), a request the platform refused to start (send() failed),
+// a redirect the platform could not show.
+//
+// AUTH AND HEADERS: configured headers go on every request to the configured origin;
+// `Authorization: Bearer <token>` comes from AuthStorage unless the config sets
+// Authorization itself (which is never overwritten, and then 401/403 is final). On
+// 401/403 the transport asks the storage for a refreshed token once and retries that
+// request once.
+//
+// ORIGINS AND REDIRECTS (SPEC §17), whatever origin_locked says (origin_locked only stops
+// connect-time substitution of header values, config/connect_time): `Authorization`,
+// `Cookie`, every configured header, `Mcp-Session-Id`, `MCP-Protocol-Version` and
+// `Last-Event-ID` go only to URLs on the configured URL's origin (scheme, host, port).
+//  - A GET that carries any of them is sent with HttpRequest::follow_redirects = false and
+//    the core follows its redirects hop by hop (at most max_redirects), sending none of
+//    them to a hop on another origin. Only a GET that carries none of them may be
+//    followed by the platform; the core then checks the head's final_url the same way.
+//  - An https → http hop is refused (`... redirects to http://...: refusing an https to
+//    http redirect (it would go unencrypted)`), on either path.
+//  - After a redirect to another origin, nothing that origin says is trusted with
+//    credentials: its `Mcp-Session-Id` is ignored, a legacy `endpoint` there is refused,
+//    and a retry of that call (401) carries no credentials.
+//  - POST and DELETE redirects are never followed: the answer is an HTTP error that says
+//    so and names the Location to configure instead.
+//  - In the browser, fetch cannot stop at a redirect and show it (an opaque redirect):
+//    a GET with credentials that meets one fails with the web client's error, which says
+//    to configure the URL the redirect leads to.
 //
 // Threading and lifetime: single-threaded on `executor`; every handler runs on it, never
 // inside start()/send()/close(). Destroying a transport aborts its HTTP requests (also a
@@ -101,7 +146,9 @@ struct HttpTransportOptions {
   std::string url;          // the configured endpoint (Streamable) or SSE stream URL (legacy)
   HttpHeaders headers;      // from config, already resolved
   std::string server_name;  // for `Server "<name>": ...` messages and logs
-  bool origin_locked = false;  // headerPolicy: "origin-locked"
+  // headerPolicy: "origin-locked". Kept for diagnostics: the transport sends credentials
+  // and session headers only to the configured origin whatever this says (see ORIGINS).
+  bool origin_locked = false;
   AuthStorage* auth_storage = nullptr;  // not owned; null = no tokens
   std::string credential_id;
   HttpTransportMode mode = HttpTransportMode::automatic;
@@ -111,10 +158,20 @@ struct HttpTransportOptions {
   // Deepest nesting of arrays/objects accepted in a message; deeper is unreadable.
   std::size_t max_json_nesting_levels = kDefaultMaxJsonNestingLevels;
   std::int64_t default_retry_ms = 1000;  // SSE reconnect delay when the server sent no retry:
+  std::int64_t min_retry_ms = 250;       // floor on a server's retry: (retry: 0 → 250 ms)
   std::int64_t max_retry_ms = 60000;     // cap on a server's retry:
   int max_resume_attempts = 5;           // reconnects in a row that bring no new event
+  // The reconnect budget of one SSE stream (a POST's answer with its resumes, or the GET
+  // stream): at most this many reconnects within any reconnect_window_ms. The default
+  // never binds a server that keeps to the default retry of 1 s; retry: 0 spends it in
+  // 15 s (60 × the 250 ms floor). 0 = no budget.
+  int max_reconnects_per_window = 60;
+  std::int64_t reconnect_window_ms = 60000;
+  // Bound on a session re-initialize (a 404 for the session): the replayed initialize and
+  // initialized must be answered within it, or the transport closes. 0 = no bound.
+  std::int64_t reinitialize_timeout_ms = 30000;
   std::int64_t close_timeout_ms = 2000;  // bound on the DELETE sent by close()
-  int max_redirects = 5;                 // GET redirect hops
+  int max_redirects = 5;                 // GET redirect hops (followed by the core or the platform)
   // Open the optional standalone GET stream after initialize (server-initiated messages
   // outside any request). False = answers arrive on POST streams (and their resumes) only.
   bool open_get_stream = true;

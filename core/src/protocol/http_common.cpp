@@ -13,6 +13,11 @@ bool is_redirect(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
+// The protocol headers that belong to the configured origin like the credentials do
+// (SPEC §17); configured headers are added to these by HttpConnection::is_origin_bound.
+constexpr std::string_view kOriginBoundHeaders[] = {
+    "Authorization", "Cookie", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"};
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' ||
                         s.front() == '\n')) {
@@ -47,7 +52,16 @@ Error HttpConnection::named(Error e) const {
 }
 
 bool HttpConnection::credentials_allowed_for(std::string_view url) const {
-  return !options_.origin_locked || same_origin(url, options_.url);
+  // Whatever headerPolicy says: origin_locked only changes how header values are
+  // resolved (no !cmd, no env names), never where they may go.
+  return same_origin(url, options_.url);
+}
+
+bool HttpConnection::is_origin_bound(std::string_view header_name) const {
+  for (std::string_view bound : kOriginBoundHeaders) {
+    if (iequals(header_name, bound)) return true;
+  }
+  return options_.headers.has(header_name);
 }
 
 bool HttpConnection::uses_storage_token() const {
@@ -162,15 +176,26 @@ void HttpCall::send_attempt() {
   request.url = url_;
   request.body = spec_.body;
   request.timeout_ms = spec_.timeout_ms;
-  // With origin-locked credentials the core follows redirects itself, so that each hop
-  // gets only the headers its origin may see.
-  request.follow_redirects = spec_.method == "GET" && !conn_->options().origin_locked;
   request.max_redirects = conn_->options().max_redirects;
-  sent_token_ = conn_->add_credentials(url_, request.headers);
+  // Credentials and session headers belong to the configured origin: a hop to another
+  // origin gets none of them (SPEC §17).
+  const bool home = conn_->credentials_allowed_for(url_);
+  sent_token_ = home ? conn_->add_credentials(url_, request.headers) : std::string();
   if (events_.decorate) events_.decorate(request.headers);
+  if (!home) {
+    for (std::string_view bound : kOriginBoundHeaders) request.headers.remove(bound);
+  }
+  // The platform may follow redirects only for a request that carries nothing bound to
+  // the origin (it cannot strip what it does not know about); otherwise the core follows,
+  // hop by hop, so that each hop gets only what its origin may see. POST and DELETE
+  // redirects are never followed.
+  bool carries_bound = false;
+  for (const HttpHeader& h : request.headers) carries_bound = carries_bound || conn_->is_origin_bound(h.name);
+  request.follow_redirects = spec_.method == "GET" && !carries_bound;
 
   mode_ = Mode::awaiting_head;
   status_ = 0;
+  answered_url_ = url_;
   error_headers_ = {};
   error_body_.clear();
 
@@ -192,7 +217,9 @@ void HttpCall::send_attempt() {
     // Never report inside the call that started us (start() may run inside send()).
     Error error = std::move(handle).error();
     conn_->executor().post([weak, error = std::move(error)]() mutable {
-      if (auto self = weak.lock(); self && !self->cancelled_) self->fail({std::move(error), 0, {}});
+      if (auto self = weak.lock(); self && !self->cancelled_) {
+        self->fail({std::move(error), 0, {}, HttpFailure::Kind::other});
+      }
     });
     return;
   }
@@ -201,42 +228,33 @@ void HttpCall::send_attempt() {
 
 void HttpCall::on_head(const HttpResponseHead& head) {
   status_ = head.status;
+  if (!head.final_url.empty() && head.final_url != url_) {
+    // The platform followed redirects (only ever for a request with nothing origin-bound).
+    // An https→http hop is refused here too; and from now on this call is at the final
+    // URL, so a later attempt (an auth retry) carries credentials only if that URL is on
+    // the configured origin.
+    if (is_https_downgrade(url_, head.final_url)) {
+      fail({Error::make(ErrorCode::protocol,
+                        spec_.method + " " + url_ + " was redirected to " + head.final_url +
+                            ": refusing an https to http redirect (it would go unencrypted)",
+                        json{{"status", status_}, {"url", url_}, {"location", head.final_url}}),
+            status_, head.headers, HttpFailure::Kind::http_answer});
+      return;
+    }
+    url_ = head.final_url;
+  }
+  answered_url_ = url_;
   if (status_ >= 200 && status_ < 300) {
     mode_ = Mode::streaming;
     HttpResponseHead h = head;
-    if (h.final_url.empty()) {
-      h.final_url = url_;
-    } else {
-      url_ = h.final_url;
-    }
+    h.final_url = url_;
     if (events_.on_head) events_.on_head(h);
     return;
   }
 
   const std::string* location = head.headers.find("Location");
   if (is_redirect(status_) && spec_.method == "GET" && location) {
-    if (redirects_ >= conn_->options().max_redirects) {
-      fail({Error::make(ErrorCode::http_status,
-                        "HTTP " + std::to_string(status_) + " from " + url_ +
-                            ": too many redirects (more than " +
-                            std::to_string(conn_->options().max_redirects) + ")",
-                        json{{"status", status_}, {"url", url_}}),
-            status_, head.headers});
-      return;
-    }
-    const std::optional<std::string> target = resolve_url(url_, *location);
-    if (!target) {
-      fail({Error::make(ErrorCode::protocol,
-                        "HTTP " + std::to_string(status_) + " from " + url_ +
-                            " redirects to an invalid URL: " + sanitize_utf8(utf8_prefix(*location, 200)),
-                        json{{"status", status_}, {"url", url_}}),
-            status_, head.headers});
-      return;
-    }
-    ++redirects_;
-    url_ = *target;
-    handle_.reset();
-    send_attempt();
+    follow(*location);
     return;
   }
 
@@ -253,6 +271,44 @@ void HttpCall::on_head(const HttpResponseHead& head) {
 
   mode_ = Mode::collecting_error;
   error_headers_ = head.headers;
+}
+
+// One redirect hop the core follows itself (the request carried origin-bound headers).
+void HttpCall::follow(const std::string& location) {
+  const std::string status = std::to_string(status_);
+  if (redirects_ >= conn_->options().max_redirects) {
+    fail({Error::make(ErrorCode::http_status,
+                      "HTTP " + status + " from " + url_ + ": too many redirects (more than " +
+                          std::to_string(conn_->options().max_redirects) + ")",
+                      json{{"status", status_}, {"url", url_}}),
+          status_, {}, HttpFailure::Kind::http_answer});
+    return;
+  }
+  const std::optional<std::string> target = resolve_url(url_, location);
+  if (!target) {
+    fail({Error::make(ErrorCode::protocol,
+                      "HTTP " + status + " from " + url_ + " redirects to an invalid URL: " +
+                          sanitize_utf8(utf8_prefix(location, 200)),
+                      json{{"status", status_}, {"url", url_}}),
+          status_, {}, HttpFailure::Kind::http_answer});
+    return;
+  }
+  if (is_https_downgrade(url_, *target)) {
+    fail({Error::make(ErrorCode::protocol,
+                      "HTTP " + status + " from " + url_ + " redirects to " + *target +
+                          ": refusing an https to http redirect (it would go unencrypted)",
+                      json{{"status", status_}, {"url", url_}, {"location", *target}}),
+          status_, {}, HttpFailure::Kind::http_answer});
+    return;
+  }
+  if (!conn_->credentials_allowed_for(*target) && conn_->credentials_allowed_for(url_)) {
+    conn_->log().debug(conn_->prefix() + "following a redirect to another origin (" + *target +
+                       ") without credentials or session headers");
+  }
+  ++redirects_;
+  url_ = *target;
+  handle_.reset();
+  send_attempt();
 }
 
 void HttpCall::on_chunk(std::string_view bytes) {
@@ -272,9 +328,14 @@ void HttpCall::on_chunk(std::string_view bytes) {
 void HttpCall::on_complete(Status status) {
   switch (mode_) {
     case Mode::awaiting_head: {
+      HttpFailure::Kind kind = HttpFailure::Kind::other;
       Error e = status ? Error::make(ErrorCode::transport, "no response") : std::move(status).error();
+      if (!status && e.code == ErrorCode::transport) {
+        const bool redirect = e.data.is_object() && e.data.value("redirect", false);
+        kind = redirect ? HttpFailure::Kind::not_followed : HttpFailure::Kind::connection_lost;
+      }
       e.message = spec_.method + " " + url_ + " failed: " + e.message;
-      fail({std::move(e), 0, {}});
+      fail({std::move(e), 0, {}, kind});
       return;
     }
     case Mode::streaming: {
@@ -290,7 +351,16 @@ void HttpCall::on_complete(Status status) {
 }
 
 void HttpCall::finish_failure() {
-  fail({conn_->http_status_error(status_, url_, error_body_), status_, error_headers_});
+  Error e = conn_->http_status_error(status_, answered_url_, error_body_);
+  if (is_redirect(status_) && spec_.method != "GET") {
+    // Re-sending a message body to wherever a server points is not safe; say the fix.
+    const std::string* location = error_headers_.find("Location");
+    e.message += " (mcprt does not follow redirects of " + spec_.method +
+                 " requests; configure the URL it redirects to";
+    if (location) e.message += ": " + sanitize_utf8(utf8_prefix(*location, 200));
+    e.message += ")";
+  }
+  fail({std::move(e), status_, error_headers_, HttpFailure::Kind::http_answer});
 }
 
 void HttpCall::fail(HttpFailure failure) {
@@ -329,6 +399,12 @@ json synthesized_error_response(const json& id, const Error& error) {
               {"id", id},
               {"error",
                {{"code", kHttpTransportErrorCode}, {"message", error.message}, {"data", data}}}};
+}
+
+bool is_https_downgrade(std::string_view from, std::string_view to) {
+  const std::optional<Url> a = parse_http_url(from);
+  const std::optional<Url> b = parse_http_url(to);
+  return a && b && a->scheme == "https" && b->scheme == "http";
 }
 
 bool media_type_is(std::string_view content_type, std::string_view media) {

@@ -1,13 +1,16 @@
 #pragma once
 // What both HTTP transports share (http_transport.hpp has the rules):
 //  - HttpConnection: the per-server context — options, the `Server "x": ` prefix, which
-//    headers may go to which origin, and the bearer token from AuthStorage (fetched once,
-//    refreshed at most once per rejection, shared by every request of the connection and
-//    by both transports of an auto fallback);
+//    headers may go to which origin (only the configured URL's origin ever sees the
+//    credentials and the session headers, SPEC §17), and the bearer token from
+//    AuthStorage (fetched once, refreshed at most once per rejection, shared by every
+//    request of the connection and by both transports of an auto fallback);
 //  - HttpCall: one logical HTTP request over the HttpClient seam with the generic rules
-//    applied — headers, the token wait, GET redirects the platform did not follow, the
-//    401/403 refresh-and-retry, and non-2xx answers turned into an Error carrying the
-//    status and the first 1 KiB of the body;
+//    applied — headers, the token wait, GET redirects (followed hop by hop by the core
+//    whenever the request carries an origin-bound header, stripping them on a
+//    cross-origin hop; https→http refused either way), the 401/403 refresh-and-retry, and
+//    non-2xx answers turned into an Error carrying the status and the first 1 KiB of the
+//    body;
 //  - small JSON-RPC helpers (message kind, id keys, synthesized error responses).
 // Internal to core/src/protocol.
 
@@ -37,12 +40,15 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   const std::string& prefix() const { return prefix_; }
   Error named(Error e) const;
 
-  // Configured headers and the token may go to `url` (always, unless origin-locked and
-  // `url` is on another origin than the configured URL).
+  // Configured headers, the token and the session headers may go to `url`: only when it
+  // is on the configured URL's origin, whatever the header policy (SPEC §17).
   bool credentials_allowed_for(std::string_view url) const;
   // Adds the configured headers and `Authorization: Bearer <token>` when allowed for `url`.
   // Returns the token it sent ("" = none), which a 401 then asks the storage to replace.
   std::string add_credentials(std::string_view url, HttpHeaders& headers) const;
+  // True for a header that must never leave the configured origin: Authorization,
+  // Cookie, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, or any configured header.
+  bool is_origin_bound(std::string_view header_name) const;
   // The token comes from AuthStorage (a storage is set and the config has no Authorization).
   bool uses_storage_token() const;
 
@@ -80,9 +86,19 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
 // Why an HttpCall did not produce a 2xx answer.
 struct HttpFailure {
+  enum class Kind {
+    http_answer,      // a non-2xx answer (status set), or a redirect the core refused
+    connection_lost,  // no HTTP answer: the platform's ErrorCode::transport before any head
+                      // (refused, reset, DNS, TLS, a browser's opaque network/CORS failure):
+                      // the server is evidently gone (http_transport.hpp, TRANSPORT LOSS)
+    not_followed,     // the platform stopped at a redirect it cannot show (fetch's opaque
+                      // redirect, data {"redirect": true})
+    other,            // no answer for another reason: timeout, aborted, send() refused
+  };
   Error error;       // unprefixed; http_status for an HTTP answer, else the platform's error
   int status = 0;    // 0 = no HTTP answer at all (refused, timeout, CORS, ...)
   HttpHeaders headers;
+  Kind kind = Kind::other;
 };
 
 // One logical request. Exactly one of on_end / on_failure fires, unless cancel() is
@@ -118,6 +134,7 @@ class HttpCall : public std::enable_shared_from_this<HttpCall> {
   HttpCall(std::shared_ptr<HttpConnection> conn, Spec spec, Events events);
   void send_attempt();
   void on_head(const HttpResponseHead& head);
+  void follow(const std::string& location);
   void on_chunk(std::string_view bytes);
   void on_complete(Status status);
   void finish_failure();
@@ -136,6 +153,7 @@ class HttpCall : public std::enable_shared_from_this<HttpCall> {
   // The current attempt's answer.
   enum class Mode { awaiting_head, streaming, collecting_error } mode_ = Mode::awaiting_head;
   int status_ = 0;
+  std::string answered_url_;  // who sent the error answer (the platform may have followed)
   HttpHeaders error_headers_;
   std::string error_body_;
 };
@@ -150,5 +168,7 @@ std::optional<std::string> rpc_id_key(const json& id);
 json synthesized_error_response(const json& id, const Error& error);
 // True for a Content-Type naming `media` (ignores case and parameters).
 bool media_type_is(std::string_view content_type, std::string_view media);
+// True when `to` downgrades `from`: https → http.
+bool is_https_downgrade(std::string_view from, std::string_view to);
 
 }  // namespace mcprt::detail

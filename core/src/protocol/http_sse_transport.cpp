@@ -2,11 +2,14 @@
 // mcprt/http_transport.hpp):
 //
 //   idle ─start()→ connecting (GET stream, waiting for `endpoint`) → open (POSTs go out)
-//   connecting/open ─stream ended, refused, bad endpoint→ closed (on_close with why)
+//   connecting/open ─stream ended, refused, bad endpoint, a POST that finds no server→
+//                    closed (on_close with why)
 //   any ─close()→ closed (on_close(closed), posted)
 //
 // Messages sent before the endpoint arrived wait in order. Every answer arrives on the
-// stream; a POST only has to be accepted (2xx).
+// stream; a POST only has to be accepted (2xx). The endpoint must be on the origin of the
+// CONFIGURED URL (not of wherever a redirect of the stream led): every POST carries the
+// credentials, so a redirected stream cannot move them to another origin.
 
 #include <deque>
 #include <map>
@@ -119,7 +122,13 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
       self->fail(Error::make(status ? ErrorCode::closed : status.error().code, std::move(what)));
     };
     events.on_failure = [weak](const HttpFailure& f) {
-      if (auto self = weak.lock(); self && self->live()) self->fail(f.error);
+      auto self = weak.lock();
+      if (!self || !self->live()) return;
+      if (f.kind == HttpFailure::Kind::connection_lost) {
+        self->lose_connection(f.error);
+      } else {
+        self->fail(f.error);
+      }
     };
     stream_call_ = HttpCall::start(conn_, {"GET", conn_->options().url, {}, 0, true}, std::move(events));
   }
@@ -162,10 +171,17 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
       fail(Error::make(ErrorCode::protocol, "the SSE endpoint event is not a usable URL: " + shown));
       return;
     }
-    if (!same_origin(*url, stream_url_)) {
-      fail(Error::make(ErrorCode::protocol,
-                       "the SSE endpoint " + *url + " is not on the same origin as the stream " +
-                           stream_url_ + "; refusing to send messages there"));
+    // Relative endpoints resolve against the stream's final URL (that is where the event
+    // came from), but only the configured origin may receive the POSTs (SPEC §17).
+    const std::string& configured = conn_->options().url;
+    if (!same_origin(*url, configured)) {
+      std::string why = "the SSE endpoint " + *url +
+                        " is not on the same origin as the configured URL " + configured;
+      if (!same_origin(stream_url_, configured)) {
+        why += " (the stream was redirected to " + stream_url_ + ")";
+      }
+      fail(Error::make(ErrorCode::protocol, why + "; refusing to send messages there",
+                       json{{"endpoint", *url}, {"url", configured}, {"stream_url", stream_url_}}));
       return;
     }
     if (!endpoint_.empty()) {
@@ -208,7 +224,12 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
     events.on_failure = [weak, wpost](const HttpFailure& f) {
       auto self = weak.lock();
       auto p = wpost.lock();
-      if (self && p && self->live()) self->post_failed(p, f.error);
+      if (!self || !p || !self->live()) return;
+      if (f.kind == HttpFailure::Kind::connection_lost) {
+        self->lose_connection(f.error);  // the server is gone: every request fails once
+      } else {
+        self->post_failed(p, f.error);
+      }
     };
     std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
     post->call = HttpCall::start(conn_, {"POST", endpoint_, std::move(body), 0, true}, std::move(events));
@@ -239,6 +260,10 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
     }
     posts_.clear();
     outbox_.clear();
+  }
+
+  void lose_connection(const Error& cause) {
+    fail(Error::make(ErrorCode::transport, "the server is unreachable: " + cause.message, cause.data));
   }
 
   void fail(Error error) {

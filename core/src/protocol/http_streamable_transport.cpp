@@ -7,9 +7,13 @@
 //   one POST:         HttpCall → 2xx JSON | 2xx SSE (→ resume GETs while unanswered) |
 //                     202 | failure (→ session expiry, or fail just that message)
 //   GET stream:       idle → open → (ended/cut → wait retry: → open) | unsupported (405)
-//                     | stopped (other refusal, or too many empty reconnects)
+//                     | stopped (other refusal, too many empty reconnects, budget spent)
 //   re-initialize:    a 404 with a session id → replay initialize → replay initialized →
 //                     re-send the failed message(s) once → flush what was sent meanwhile
+//                     (a 404 for the replay itself, or no answer within
+//                     reinitialize_timeout_ms, closes the transport)
+//   server gone:      any request that gets no HTTP answer because the connection failed
+//                     (HttpFailure::Kind::connection_lost) → closed with a transport error
 
 #include <deque>
 #include <map>
@@ -36,8 +40,10 @@ struct SseStream {
   std::string last_event_id;          // what a reconnect sends as Last-Event-ID
   std::optional<std::int64_t> retry_ms;  // the server's last retry:
   // Reconnects in a row that got no 2xx answer. A server that answers and then ends the
-  // stream is polling us (SEP-1699) and may do so for as long as the request runs.
+  // stream is polling us (SEP-1699) and may do so for as long as the request runs, within
+  // the reconnect budget:
   int failed_reconnects = 0;
+  std::deque<TimePoint> reconnects;  // when each reconnect of the current window was scheduled
 };
 
 class StreamableState : public std::enable_shared_from_this<StreamableState> {
@@ -56,6 +62,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     bool internal = false;        // a re-initialize replay: answered here, not passed up
     bool session_retry_used = false;
     bool carried_session = false;
+    std::string sent_session;     // the session id it carried
     bool answered = false;
     bool sse = false;
     bool accepted_only = false;  // 202: the body, if any, is not a message
@@ -93,6 +100,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       return conn_->named(Error::make(ErrorCode::closed, "connection is closed"));
     }
     if (reinitializing_) {
+      drop_cancelled_from_replay(message);
       outbox_.push_back(message);  // goes out, in order, once the new session is up
       return {};
     }
@@ -183,8 +191,11 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     if (!protocol_version_.empty()) h.set("MCP-Protocol-Version", protocol_version_);
   }
 
-  void keep_session_id(const HttpHeaders& headers) {
-    if (const std::string* sid = headers.find("Mcp-Session-Id"); sid && !sid->empty()) {
+  // Only the configured origin names the session: an answer from where a redirect led
+  // (another origin) never sets the id that later requests carry home.
+  void keep_session_id(const HttpResponseHead& head) {
+    if (!conn_->credentials_allowed_for(head.final_url)) return;
+    if (const std::string* sid = head.headers.find("Mcp-Session-Id"); sid && !sid->empty()) {
       session_id_ = *sid;
     }
   }
@@ -230,6 +241,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       // initialize opens a session: it never carries the old one's headers.
       if (!p->is_initialize) self->add_session_headers(h);
       p->carried_session = h.has("Mcp-Session-Id");
+      p->sent_session = h.get("Mcp-Session-Id");
     };
     events.on_head = [weak, wpost](const HttpResponseHead& head) {
       auto self = weak.lock();
@@ -259,7 +271,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
 
   void on_post_head(Post& post, const HttpResponseHead& head) {
     if (!live()) return;
-    keep_session_id(head.headers);
+    keep_session_id(head);
     // 202 Accepted carries no message (some servers still write "Accepted").
     post.accepted_only = head.status == 202;
     post.sse = !post.accepted_only && media_type_is(head.headers.get("Content-Type"), kEventStream);
@@ -321,11 +333,26 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
 
   void on_post_failure(const std::shared_ptr<Post>& post, const HttpFailure& f) {
     if (!live()) return;
-    if (f.status == 404 && post->carried_session && !post->is_initialize &&
-        !post->session_retry_used && init_request_ && initialized_notification_) {
-      expire_session(post);
+    if (f.kind == HttpFailure::Kind::connection_lost) {
+      lose_connection(f.error);
       return;
     }
+    if (f.status == 404 && post->carried_session && !post->is_initialize && !post->internal &&
+        !post->session_retry_used && init_request_ && initialized_notification_) {
+      if (reinitializing_) {
+        join_replay(post);  // re-sent once the replay is done
+      } else if (post->sent_session != session_id_) {
+        // It went out with a session that a re-initialize has replaced since: send it once
+        // more with the new one (no second replay).
+        posts_.erase(post->seq);
+        post_message(post->message, /*session_retry_used=*/true, /*internal=*/false);
+      } else {
+        expire_session(post);
+      }
+      return;
+    }
+    // A 404 for the replayed notifications/initialized (internal) lands in fail_post: the
+    // new session is refused too, so the re-initialize failed and the transport closes.
     if (post->is_initialize && !post->internal && hook_) {
       // Only the first initialize may fall back: after that the server spoke Streamable HTTP.
       auto hook = std::move(hook_);
@@ -461,6 +488,10 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
                                       " failed attempts"));
       return;
     }
+    if (!take_reconnect(stream)) {
+      fail_post(post, budget_error("the SSE stream of this request"));
+      return;
+    }
     std::weak_ptr<StreamableState> weak = weak_from_this();
     std::weak_ptr<Post> wpost = post;
     post->resume_timer = ScopedTimer(
@@ -476,6 +507,36 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   bool reconnect_allowed(SseStream& stream, bool answered_http) const {
     stream.failed_reconnects = answered_http ? 0 : stream.failed_reconnects + 1;
     return stream.failed_reconnects < conn_->options().max_resume_attempts;
+  }
+
+  // Spends one reconnect of `stream`'s budget (max_reconnects_per_window within any
+  // reconnect_window_ms); false when it is spent. Bounded memory: the deque never holds
+  // more than the budget.
+  bool take_reconnect(SseStream& stream) const {
+    const HttpTransportOptions& o = conn_->options();
+    if (o.max_reconnects_per_window <= 0) return true;
+    const TimePoint now = conn_->executor().now();
+    const Millis window(o.reconnect_window_ms);
+    while (!stream.reconnects.empty() && now - stream.reconnects.front() >= window) {
+      stream.reconnects.pop_front();
+    }
+    if (stream.reconnects.size() >= static_cast<std::size_t>(o.max_reconnects_per_window)) {
+      return false;
+    }
+    stream.reconnects.push_back(now);
+    return true;
+  }
+
+  Error budget_error(const std::string& what) const {
+    const HttpTransportOptions& o = conn_->options();
+    return Error::make(ErrorCode::protocol,
+                       "the server at " + o.url + " keeps ending " + what + " (" +
+                           std::to_string(o.max_reconnects_per_window) + " reconnects within " +
+                           std::to_string(o.reconnect_window_ms) +
+                           " ms, the reconnect budget); not reconnecting again",
+                       json{{"url", o.url},
+                            {"max_reconnects_per_window", o.max_reconnects_per_window},
+                            {"reconnect_window_ms", o.reconnect_window_ms}});
   }
 
   // The client gave up on a request (timeout, abort) and tells the server so: nothing
@@ -502,9 +563,12 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     }
   }
 
+  // The server's retry: within [min_retry_ms, max_retry_ms]: a server cannot make us
+  // reconnect in a tight loop (retry: 0) nor park a request for hours.
   Millis retry_delay(const SseStream& stream) const {
     std::int64_t ms = stream.retry_ms.value_or(conn_->options().default_retry_ms);
     if (ms > conn_->options().max_retry_ms) ms = conn_->options().max_retry_ms;
+    if (ms < conn_->options().min_retry_ms) ms = conn_->options().min_retry_ms;
     return Millis(ms);
   }
 
@@ -526,7 +590,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       auto self = weak.lock();
       auto p = wpost.lock();
       if (!self || !p || !self->live()) return;
-      self->keep_session_id(head.headers);
+      self->keep_session_id(head);
       p->sse = true;
       p->stream.parser = std::make_unique<SseParser>(self->conn_->options().max_message_bytes);
     };
@@ -544,9 +608,13 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       auto self = weak.lock();
       auto p = wpost.lock();
       if (!self || !p || !self->live()) return;
-      if (f.status == 0) {
-        // No answer at all (the server may be restarting): try again, a bounded number
-        // of times.
+      if (f.kind == HttpFailure::Kind::connection_lost) {
+        // The stream broke and the server does not even take the connection: it is gone.
+        self->lose_connection(f.error);
+        return;
+      }
+      if (f.status == 0 && f.kind != HttpFailure::Kind::not_followed) {
+        // No answer in time: try again, a bounded number of times.
         self->stream_ended(p, Status(f.error), /*answered_http=*/false);
         return;
       }
@@ -577,7 +645,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     events.on_head = [weak](const HttpResponseHead& head) {
       auto self = weak.lock();
       if (!self || !self->live()) return;
-      self->keep_session_id(head.headers);
+      self->keep_session_id(head);
       self->get_stream_.parser =
           std::make_unique<SseParser>(self->conn_->options().max_message_bytes);
     };
@@ -592,11 +660,13 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     events.on_failure = [weak](const HttpFailure& f) {
       auto self = weak.lock();
       if (!self || !self->live()) return;
-      if (f.status == 405) {
+      if (f.kind == HttpFailure::Kind::connection_lost) {
+        self->lose_connection(f.error);
+      } else if (f.status == 405) {
         self->conn_->log().debug(self->conn_->prefix() +
                                  "the server offers no GET stream (HTTP 405)");
         self->stop_get_stream(GetPhase::unsupported);
-      } else if (f.status == 0) {
+      } else if (f.status == 0 && f.kind != HttpFailure::Kind::not_followed) {
         self->get_stream_ended(Status(f.error), /*answered_http=*/false);
       } else {
         self->conn_->log().warn(self->conn_->prefix() + "the GET stream was refused: " +
@@ -613,6 +683,12 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       conn_->log().warn(conn_->prefix() + "could not reopen the GET stream after " +
                         std::to_string(conn_->options().max_resume_attempts) +
                         " attempts; server notifications outside requests are lost");
+      stop_get_stream(GetPhase::stopped);
+      return;
+    }
+    if (!take_reconnect(get_stream_)) {
+      conn_->log().warn(conn_->named(budget_error("the GET stream")).message +
+                        "; server notifications outside requests are lost");
       stop_get_stream(GetPhase::stopped);
       return;
     }
@@ -640,9 +716,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // --- session expiry ------------------------------------------------------------------
 
   void expire_session(const std::shared_ptr<Post>& post) {
-    posts_.erase(post->seq);
-    expired_.push_back(post->message);
-    if (reinitializing_) return;  // already replaying; this one joins the re-send list
+    join_replay(post);
     conn_->log().info(conn_->prefix() + "the session expired (HTTP 404); re-initializing");
     reinitializing_ = true;
     reinit_answered_ = false;
@@ -650,7 +724,46 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     protocol_version_.clear();
     stop_get_stream(GetPhase::idle);
     get_stream_ = SseStream{};
+    if (const std::int64_t bound = conn_->options().reinitialize_timeout_ms; bound > 0) {
+      reinit_timer_ = ScopedTimer(
+          conn_->executor(), conn_->executor().post_after(Millis(bound), [weak = weak_from_this(), bound] {
+            auto self = weak.lock();
+            if (!self) return;
+            self->reinit_timer_.release();
+            if (!self->live() || !self->reinitializing_) return;
+            self->fail_transport(self->conn_->named(Error::make(
+                ErrorCode::timeout, "the session expired and re-initializing did not finish within " +
+                                        std::to_string(bound) + " ms")));
+          }));
+    }
     post_message(*init_request_, false, /*internal=*/true);
+  }
+
+  // `post` met the 404 of an expired session: it goes out once more after the replay.
+  void join_replay(const std::shared_ptr<Post>& post) {
+    posts_.erase(post->seq);
+    expired_.push_back(post->message);
+  }
+
+  // The client cancelled a request whose POST met the 404: the server never saw it, so it
+  // is not re-sent after the replay.
+  void drop_cancelled_from_replay(const json& message) {
+    if (rpc_kind(message) != RpcKind::notification ||
+        message["method"].get_ref<const std::string&>() != "notifications/cancelled") {
+      return;
+    }
+    const auto params = message.find("params");
+    if (params == message.end() || !params->is_object()) return;
+    const auto request_id = params->find("requestId");
+    if (request_id == params->end()) return;
+    const std::optional<std::string> key = rpc_id_key(*request_id);
+    if (!key) return;
+    for (auto it = expired_.begin(); it != expired_.end(); ++it) {
+      if (rpc_kind(*it) == RpcKind::request && rpc_id_key((*it)["id"]) == key) {
+        expired_.erase(it);
+        return;
+      }
+    }
   }
 
   // The replayed initialize was answered (its response never goes up: the session layer
@@ -680,6 +793,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
 
   void complete_reinitialize() {
     reinitializing_ = false;
+    reinit_timer_.reset();
     std::vector<json> expired;
     expired.swap(expired_);
     std::deque<json> outbox;
@@ -748,8 +862,18 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     get_call_.reset();
     get_timer_.reset();
     reinitializing_ = false;
+    reinit_timer_.reset();
     outbox_.clear();
     expired_.clear();
+  }
+
+  // The server is evidently gone (a request got no HTTP answer because the connection
+  // failed): close, so that every pending request fails once (the RpcPeer fails them on
+  // on_close) and the owner reconnects.
+  void lose_connection(const Error& cause) {
+    Error e = Error::make(ErrorCode::transport, "the server is unreachable: " + cause.message,
+                          cause.data);
+    fail_transport(conn_->named(std::move(e)));
   }
 
   void fail_transport(Error error) {
@@ -810,6 +934,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   bool reinit_answered_ = false;
   std::vector<json> expired_;  // messages that met the 404, re-sent after re-initializing
   std::deque<json> outbox_;    // messages sent while re-initializing
+  ScopedTimer reinit_timer_;   // reinitialize_timeout_ms
 
   std::shared_ptr<HttpCall> delete_call_;
   ScopedTimer close_timer_;

@@ -18,8 +18,15 @@
 //                         a browser CORS rejection is ErrorCode::transport with
 //                         data {"cors": true} (see make_cors_error), so the core reports
 //                         it through the same path with a message that says the fix;
-//   ErrorCode::timeout    timeout_ms passed before the head arrived;
+//                         a redirect the platform can neither follow nor show (fetch's
+//                         opaque redirect) is ErrorCode::transport with data
+//                         {"redirect": true};
+//   ErrorCode::timeout    timeout_ms passed before the head arrived, or any other
+//                         deadline of the platform's own (a read/idle timeout);
 //   ErrorCode::aborted    the platform itself gave up (page unload, client shut down).
+// The core reads ErrorCode::transport before any head (without "redirect") as "the server
+// is gone" and closes the connection (http_transport.hpp, TRANSPORT LOSS), so a platform
+// must report its own timeouts as ErrorCode::timeout, never as transport.
 //
 // The async contract (executor.hpp) applies: if send() fails, the error is returned and
 // no callback ever runs; no callback runs inside send(); callbacks run on the executor.
@@ -88,9 +95,14 @@ struct HttpRequest {
   std::int64_t timeout_ms = 0;
   // GET only: follow 301/302/303/307/308 (at most max_redirects hops) and report the final
   // URL in the head. When false, a 3xx is reported as it is (head + Location header) and
-  // the core decides (it follows itself when headers must not leave an origin). A
-  // platform that cannot stop at a redirect (fetch's opaque redirects) completes with an
-  // ErrorCode::transport error that says so.
+  // the core decides. The core sets it ONLY for a request that carries none of the
+  // headers bound to an origin (Authorization, Cookie, configured headers,
+  // Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID: SPEC §17); every other request it
+  // follows itself, hop by hop, stripping them on a cross-origin hop. A platform that
+  // follows adds nothing of its own on a hop (no cookies from a jar, no stored auth) and
+  // may refuse an https→http hop itself (the core refuses it anyway from final_url). A
+  // platform that cannot stop at a redirect and show it (fetch's opaque redirects)
+  // completes with an ErrorCode::transport error, data {"redirect": true}, that says so.
   bool follow_redirects = false;
   int max_redirects = 5;
 };
