@@ -71,6 +71,7 @@ TEST_F(DiscoveryMerge, HigherPriorityProviderWinsAName) {
 TEST_F(DiscoveryMerge, ProjectEntryBeatsUserEntryWithinAProvider) {
   fs.add("/repo/.cursor/mcp.json", R"({"mcpServers": {"s": {"command": "project"}}})");
   fs.add("/home/u/.cursor/mcp.json", R"({"mcpServers": {"s": {"command": "user"}}})");
+  options.trust_all_projects = true;  // precedence, not trust, is the subject here
   DiscoveryResult r = discover();
   ASSERT_EQ(r.configs.size(), 1u);
   EXPECT_EQ(r.configs[0].command, "project");

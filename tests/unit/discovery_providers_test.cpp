@@ -25,6 +25,13 @@ class DiscoveryProviders : public ::testing::Test {
   }
 
   DiscoveryResult discover(DiscoveryOptions options = {}) { return discover_servers(ctx, options); }
+  // These tests are about files and formats, so project files are trusted explicitly
+  // (trust itself is trust_test.cpp's subject).
+  static DiscoveryOptions trusting() {
+    DiscoveryOptions o;
+    o.trust_all_projects = true;
+    return o;
+  }
 
   const ServerConfig* find(const DiscoveryResult& r, const std::string& name) {
     for (const auto& c : r.configs) {
@@ -56,7 +63,7 @@ TEST_F(DiscoveryProviders, BuiltinProviders_HaveTheSpecIdsNamesAndPriorities) {
 TEST_F(DiscoveryProviders, Native_ReadsProjectAndXdgUserFilesWithLevels) {
   fs.add("/repo/.mcprt/mcp.json", servers("proj", R"({"command": "p"})"));
   fs.add("/home/u/.config/mcprt/mcp.json", servers("mine", R"({"command": "m"})"));
-  DiscoveryResult r = discover();
+  DiscoveryResult r = discover(trusting());
   ASSERT_EQ(r.configs.size(), 2u);
   ASSERT_NE(find(r, "proj"), nullptr);
   EXPECT_EQ(find(r, "proj")->source.level, SourceInfo::Level::project);
@@ -81,7 +88,7 @@ TEST_F(DiscoveryProviders, Native_UsesTheHostAppNameForFilesAndDisplay) {
   ctx.app_display_name = "Acme Agent";
   fs.add("/repo/.acme/mcp.json", servers("a", R"({"command": "a"})"));
   fs.add("/repo/.mcprt/mcp.json", servers("m", R"({"command": "m"})"));
-  DiscoveryResult r = discover();
+  DiscoveryResult r = discover(trusting());
   ASSERT_EQ(r.configs.size(), 1u);
   EXPECT_EQ(r.configs[0].name, "a");
   EXPECT_EQ(r.configs[0].source.provider_name, "Acme Agent");
@@ -95,7 +102,7 @@ TEST_F(DiscoveryProviders, Claude_ReadsProjectBlockDotMcpJsonAndUserServers) {
     "projects": {"/repo": {"mcpServers": {"local-srv": {"command": "l"}}},
                  "/other": {"mcpServers": {"elsewhere": {"command": "e"}}}}
   })");
-  DiscoveryResult r = discover();
+  DiscoveryResult r = discover(trusting());
   ASSERT_EQ(r.configs.size(), 3u);
   EXPECT_EQ(find(r, "local-srv")->source.level, SourceInfo::Level::project);
   EXPECT_EQ(find(r, "local-srv")->source.path, "/home/u/.claude.json");
@@ -111,7 +118,7 @@ TEST_F(DiscoveryProviders, Claude_ProjectBlockWinsOverUserEntryOfTheSameName) {
     "mcpServers": {"srv": {"command": "user"}},
     "projects": {"/repo": {"mcpServers": {"srv": {"command": "local"}}}}
   })");
-  DiscoveryResult r = discover();
+  DiscoveryResult r = discover(trusting());
   ASSERT_EQ(r.configs.size(), 1u);
   EXPECT_EQ(r.configs[0].command, "local");
   ASSERT_EQ(r.shadowed.size(), 1u);
@@ -153,7 +160,7 @@ TEST_F(DiscoveryProviders, Windsurf_ReadsServerUrlFromTheUserFile) {
 TEST_F(DiscoveryProviders, Cursor_ReadsProjectAndUserFiles) {
   fs.add("/repo/.cursor/mcp.json", servers("cp", R"({"command": "a"})"));
   fs.add("/home/u/.cursor/mcp.json", servers("cu", R"({"command": "b"})"));
-  DiscoveryResult r = discover();
+  DiscoveryResult r = discover(trusting());
   ASSERT_EQ(r.configs.size(), 2u);
   EXPECT_EQ(find(r, "cp")->source.level, SourceInfo::Level::project);
   EXPECT_EQ(find(r, "cu")->source.level, SourceInfo::Level::user);
@@ -169,7 +176,7 @@ TEST_F(DiscoveryProviders, VsCode_ReadsTopLevelServersAndWarnsAboutInputVariable
       "tool": {"type": "stdio", "command": "${workspaceFolder}/bin/tool"}
     }
   })");
-  DiscoveryResult r = discover();
+  DiscoveryResult r = discover(trusting());
   ASSERT_EQ(r.configs.size(), 2u);
   EXPECT_EQ(find(r, "gh")->headers.at("Authorization"), "Bearer ${input:token}");
   EXPECT_EQ(find(r, "tool")->command, "/repo/bin/tool");
@@ -180,7 +187,7 @@ TEST_F(DiscoveryProviders, VsCode_ReadsTopLevelServersAndWarnsAboutInputVariable
 
 TEST_F(DiscoveryProviders, McpJson_ReadsTheProjectRootFile) {
   fs.add("/repo/mcp.json", servers("root", R"({"command": "r"})"));
-  DiscoveryResult r = discover();
+  DiscoveryResult r = discover(trusting());
   ASSERT_EQ(r.configs.size(), 1u);
   EXPECT_EQ(r.configs[0].source.provider, "mcp-json");
   EXPECT_EQ(r.configs[0].source.provider_name, "MCP Config");
@@ -210,7 +217,7 @@ TEST_F(DiscoveryProviders, InvalidJson_IsOnePerFileErrorWithLineAndColumn) {
 TEST_F(DiscoveryProviders, UnreadableFile_IsAPerFileErrorAndOthersLoad) {
   fs.fail("/home/u/.claude.json", "permission denied");
   fs.add("/repo/.mcp.json", servers("p", R"({"command": "b"})"));
-  DiscoveryResult r = discover();
+  DiscoveryResult r = discover(trusting());
   ASSERT_EQ(r.configs.size(), 1u);
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].path, "/home/u/.claude.json");
@@ -261,7 +268,7 @@ TEST_F(DiscoveryProviders, Codex_ProjectFileComesBeforeUserFile) {
   ctx.parse_toml = fake_toml;
   fs.add("/repo/.codex/config.toml", R"({"mcp_servers": {"s": {"command": "project"}}})");
   fs.add("/home/u/.codex/config.toml", R"({"mcp_servers": {"s": {"command": "user"}}})");
-  DiscoveryResult r = discover();
+  DiscoveryResult r = discover(trusting());
   ASSERT_EQ(r.configs.size(), 1u);
   EXPECT_EQ(r.configs[0].command, "project");
 }

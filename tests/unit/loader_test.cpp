@@ -171,5 +171,168 @@ TEST_F(Loader, Loader_ExaKeysAreExtractedAndTheExaServerDropped) {
   EXPECT_EQ(farm.attempts("exa"), 0u);
 }
 
+
+// --- project trust (SPEC §17) ----------------------------------------------------------
+
+class LoaderTrust : public Loader {
+ protected:
+  static constexpr const char* kProjectFile = "/work/.mcp.json";
+  void SetUp() override {
+    serve("demo", {"echo"});
+    serve("proj", {"build"});
+    serve("other", {"lint"});
+    write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}});
+    write(kProjectFile, {{"mcpServers", {{"proj", server("proj")}, {"other", server("other")}}}});
+  }
+  json trust_records() const { return fs.read_json(kUserFile).value("trustedProjects", json::object()); }
+};
+
+TEST_F(LoaderTrust, PendingProjectServersAreNeverConnectedWithoutACallback) {
+  LoadResult r = load();
+  EXPECT_EQ(names(r.tools), std::vector<std::string>{"mcp_demo_echo"});
+  EXPECT_EQ(farm.attempts("proj"), 0u);
+  EXPECT_EQ(farm.attempts("other"), 0u);
+  ASSERT_EQ(r.discovery.pending.size(), 2u);
+  EXPECT_EQ(r.discovery.pending[0].name, "other");
+  EXPECT_EQ(r.discovery.pending[1].name, "proj");
+  EXPECT_TRUE(r.errors.empty());  // not trusted is not a failure
+  EXPECT_FALSE(r.manager->server_state("proj").has_value());  // it never reached the manager
+}
+
+TEST_F(LoaderTrust, CallbackRunsOnTheExecutorWithThePendingServersAndTrustingTheFolderConnectsThem) {
+  std::vector<ProjectServer> asked;
+  bool inside_load = true;
+  LoaderOptions o;
+  o.trust = [&](const std::vector<ProjectServer>& pending, std::function<void(TrustAnswer)> answer) {
+    EXPECT_FALSE(inside_load) << "the callback ran inside discover_and_load_tools";
+    EXPECT_EQ(farm.attempts("demo"), 0u) << "something connected before the answer";
+    asked = pending;
+    TrustAnswer a;
+    a.trust_folder = true;
+    answer(a);
+  };
+  std::optional<LoadResult> out;
+  discover_and_load_tools(ctx, services(), o, [&](LoadResult r) { out = std::move(r); });
+  inside_load = false;
+  ex.run_until_idle();
+  ASSERT_TRUE(out.has_value());
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[1].name, "proj");
+  EXPECT_EQ(asked[1].folder, "/work");
+  EXPECT_EQ(asked[1].config.source.path, kProjectFile);
+  EXPECT_EQ(asked[1].config.command, "fake-proj");
+  EXPECT_EQ(names(out->tools),
+            (std::vector<std::string>{"mcp_demo_echo", "mcp_other_lint", "mcp_proj_build"}));
+  EXPECT_TRUE(out->discovery.pending.empty());
+  EXPECT_EQ(trust_records(), json({{"/work", {{"servers", {{"other", asked[0].hash}, {"proj", asked[1].hash}}}}}}));
+  EXPECT_EQ(fs.read_json(kUserFile)["mcpServers"], json({{"demo", server("demo")}}));  // kept
+}
+
+TEST_F(LoaderTrust, PerServerDecisionsTrustOnlyTheChosenOnes) {
+  LoaderOptions o;
+  o.trust = [](const std::vector<ProjectServer>&, std::function<void(TrustAnswer)> answer) {
+    TrustAnswer a;
+    a.servers = {{"proj", true}, {"other", false}};
+    answer(a);
+  };
+  LoadResult r = load(o);
+  EXPECT_EQ(farm.attempts("proj"), 1u);
+  EXPECT_EQ(farm.attempts("other"), 0u);
+  ASSERT_EQ(r.discovery.pending.size(), 1u);
+  EXPECT_EQ(r.discovery.pending[0].name, "other");
+  EXPECT_EQ(trust_records()["/work"]["servers"].size(), 1u);
+  EXPECT_TRUE(trust_records()["/work"]["servers"].contains("proj"));
+  // The next load trusts proj from the file, without asking.
+  int asked = 0;
+  LoaderOptions again;
+  again.trust = [&](const std::vector<ProjectServer>& pending, std::function<void(TrustAnswer)> answer) {
+    ++asked;
+    EXPECT_EQ(pending.size(), 1u);
+    answer(TrustAnswer{});
+  };
+  r.manager.reset();
+  ex.run_until_idle();
+  LoadResult r2 = load(again);
+  EXPECT_EQ(asked, 1);
+  EXPECT_EQ(names(r2.tools), (std::vector<std::string>{"mcp_demo_echo", "mcp_proj_build"}));
+}
+
+TEST_F(LoaderTrust, AnswerGivenLaterStillConnectsAndRememberFalseWritesNothing) {
+  std::function<void(TrustAnswer)> later;
+  LoaderOptions o;
+  o.trust = [&](const std::vector<ProjectServer>&, std::function<void(TrustAnswer)> answer) {
+    later = std::move(answer);
+  };
+  std::optional<LoadResult> out;
+  discover_and_load_tools(ctx, services(), o, [&](LoadResult r) { out = std::move(r); });
+  ex.run_until_idle();
+  EXPECT_FALSE(out.has_value());  // waiting for the host
+  EXPECT_EQ(farm.attempts("demo"), 0u);
+  int writes = fs.writes;
+  TrustAnswer a;
+  a.trust_folder = true;
+  a.remember = false;
+  later(a);
+  later(TrustAnswer{});  // a second answer is ignored
+  ex.run_until_idle();
+  ASSERT_TRUE(out.has_value());
+  EXPECT_EQ(out->tools.size(), 3u);
+  EXPECT_EQ(fs.writes, writes);
+  EXPECT_EQ(out->granted_trust.projects.at("/work").size(), 2u);
+}
+
+TEST_F(LoaderTrust, ACallbackThatDropsTheAnswerTrustsNothingAndTheLoadFinishes) {
+  LoaderOptions o;
+  o.trust = [](const std::vector<ProjectServer>&, std::function<void(TrustAnswer)>) {};
+  LoadResult r = load(o);
+  EXPECT_EQ(names(r.tools), std::vector<std::string>{"mcp_demo_echo"});
+  EXPECT_EQ(r.discovery.pending.size(), 2u);
+  EXPECT_EQ(farm.attempts("proj"), 0u);
+}
+
+TEST_F(LoaderTrust, AFailedRecordIsAnErrorButTrustsForThisRun) {
+  fs.fail_writes = true;
+  LoaderOptions o;
+  o.trust = [](const std::vector<ProjectServer>&, std::function<void(TrustAnswer)> answer) {
+    TrustAnswer a;
+    a.trust_folder = true;
+    answer(a);
+  };
+  LoadResult r = load(o);
+  EXPECT_EQ(r.tools.size(), 3u);
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].path, kUserFile);
+  EXPECT_THAT(r.errors[0].error, HasSubstr("trusted for this run only"));
+}
+
+TEST_F(LoaderTrust, DefinitionChangedWhileAskingStaysPending) {
+  LoaderOptions o;
+  o.trust = [&](const std::vector<ProjectServer>&, std::function<void(TrustAnswer)> answer) {
+    // The repository changes between the question and the answer.
+    write(kProjectFile, {{"mcpServers", {{"proj", {{"command", "fake-proj"}, {"args", {"--evil"}}}},
+                                         {"other", server("other")}}}});
+    TrustAnswer a;
+    a.trust_folder = true;
+    answer(a);
+  };
+  LoadResult r = load(o);
+  EXPECT_EQ(farm.attempts("proj"), 0u);
+  ASSERT_EQ(r.discovery.pending.size(), 1u);
+  EXPECT_EQ(r.discovery.pending[0].name, "proj");
+  EXPECT_EQ(r.discovery.pending[0].config.args, std::vector<std::string>{"--evil"});
+}
+
+TEST_F(LoaderTrust, TrustAllProjectsConnectsProjectServersWithoutAsking) {
+  LoaderOptions o;
+  o.discovery.trust_all_projects = true;
+  o.trust = [](const std::vector<ProjectServer>&, std::function<void(TrustAnswer)>) {
+    ADD_FAILURE() << "asked although every project is trusted";
+  };
+  LoadResult r = load(o);
+  EXPECT_EQ(r.tools.size(), 3u);
+  EXPECT_TRUE(r.discovery.pending.empty());
+  EXPECT_EQ(fs.read_json(kUserFile).count("trustedProjects"), 0u);
+}
+
 }  // namespace
 }  // namespace mcprt

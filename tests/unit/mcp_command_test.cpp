@@ -235,5 +235,77 @@ TEST_F(McpCommand, AnAnswerPendingWhenTheControllerDiesIsDropped) {
   EXPECT_FALSE(answered);
 }
 
+
+// --- project trust (SPEC §17) ----------------------------------------------------------
+
+class McpCommandTrust : public McpCommand {
+ protected:
+  void SetUp() override {
+    McpCommand::SetUp();
+    serve("proj", {"build"});
+    serve("vetted", {"check"});
+    write("/work/.mcp.json",
+          {{"mcpServers",
+            {{"proj", {{"command", "node"}, {"args", {"evil.js", "${SECRET}"}}, {"env", {{"T", "!pass show x"}}}}},
+             {"vetted", server("vetted")}}}});
+    // vetted is trusted as written; proj is not.
+    ServerConfig c;
+    c.raw = server("vetted");
+    write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}},
+                      {"trustedProjects", {{"/work", {{"servers", {{"vetted", config_hash(c)}}}}}}}});
+  }
+  void start_with_advice() {
+    start();
+    McpCommandOptions o;
+    o.discover = [this] { return discover(); };
+    o.fs = &fs;
+    o.user_config_path = kUserFile;
+    o.trust_command = [](const std::string& folder) { return "mcprt trust '" + folder + "'"; };
+    mcp = std::make_unique<McpCommandController>(session, std::move(o), discover());
+  }
+};
+
+TEST_F(McpCommandTrust, List_ShowsAServerThatIsNotTrustedWithWhatItWouldRunAndHowToTrustIt) {
+  start_with_advice();
+  EXPECT_EQ(farm.attempts("proj"), 0u);
+  std::string out = run("/mcp list");
+  EXPECT_THAT(out, HasSubstr("MCP servers (4):"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("proj +not trusted +- +Claude Code \\(project\\) /work/.mcp.json"));
+  EXPECT_THAT(out, HasSubstr("would run: node evil.js '${SECRET}'"));
+  EXPECT_THAT(out, HasSubstr("would run at connect: env T: !pass show x"));
+  EXPECT_THAT(out, HasSubstr("would read the environment variables: SECRET"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("vetted +connected +1 tool +Claude Code \\(project, trusted\\)"));
+  EXPECT_THAT(out, HasSubstr("1 server is not trusted in /work"));
+  EXPECT_THAT(out, HasSubstr("to trust it: mcprt trust '/work'"));
+}
+
+TEST_F(McpCommandTrust, Status_OfAServerThatIsNotTrustedSaysSoAndWhatItWouldRun) {
+  start_with_advice();
+  std::string out = run("/mcp status proj");
+  EXPECT_THAT(out, HasSubstr("state:    not trusted"));
+  EXPECT_THAT(out, HasSubstr("trust:    pending (project folder /work)"));
+  EXPECT_THAT(out, HasSubstr("would run: node evil.js '${SECRET}'"));
+  EXPECT_THAT(out, HasSubstr("to trust: mcprt trust '/work'"));
+  EXPECT_THAT(run("/mcp status vetted"), HasSubstr("trust:    trusted"));
+  EXPECT_THAT(run("/mcp status demo"), HasSubstr("trust:    implicit"));
+}
+
+TEST_F(McpCommandTrust, ToolsAndReconnectOfAServerThatIsNotTrustedSaySoAndConnectNothing) {
+  start_with_advice();
+  EXPECT_THAT(run("/mcp tools proj"), HasSubstr("Server \"proj\" is not trusted (project config /work/.mcp.json)."));
+  EXPECT_THAT(run("/mcp reconnect proj"), HasSubstr("is not trusted"));
+  EXPECT_EQ(farm.attempts("proj"), 0u);
+}
+
+TEST_F(McpCommandTrust, ReloadKeepsAServerThatIsNotTrustedPendingAndAnEditKeepsTheTrustRecords) {
+  start_with_advice();
+  EXPECT_THAT(run("/mcp reload"), HasSubstr("Reloaded: 3 servers"));
+  EXPECT_EQ(farm.attempts("proj"), 0u);
+  json before = fs.read_json(kUserFile)["trustedProjects"];
+  run("/mcp disable files");  // the shared user-file rewriter keeps keys it does not edit
+  EXPECT_EQ(fs.read_json(kUserFile)["trustedProjects"], before);
+  EXPECT_TRUE(has_tool("mcp_vetted_check"));
+}
+
 }  // namespace
 }  // namespace mcprt

@@ -86,6 +86,10 @@ struct ServerConfig {
   std::map<std::string, std::string> env;
   std::string cwd;           // empty = the session cwd
   bool env_literal = false;  // envPolicy:"literal": no connect-time resolution of env values
+  // Variables copied from the host environment into `env` when set (Codex `env_vars`).
+  // Read at discovery time together with ${VAR} (substitute_variables), so never for an
+  // untrusted project entry; empty afterwards.
+  std::vector<std::string> env_vars;
 
   // http / sse.
   std::string url;
@@ -139,6 +143,17 @@ struct ParseOptions {
   ValidationOptions validation;
 };
 
+// The user file's record of trusted project folders (SPEC §17), `trustedProjects`:
+//   {"<folder, real path>": {"servers": {"<name>": "<config_hash>", ...}}, ...}
+// A project server is trusted when its folder's record maps its name to the hash of its
+// definition as written; a changed or new definition is not.
+struct TrustStore {
+  std::map<std::string, std::map<std::string, std::string>> projects;  // folder → name → hash
+  bool trusts(const std::string& folder, const std::string& name, const std::string& hash) const;
+  void merge(const TrustStore& other);  // other's grants win
+  bool operator==(const TrustStore&) const = default;
+};
+
 struct ParsedConfig {
   std::vector<ServerConfig> servers;  // entries that parsed, ordered by name
   std::vector<ConfigError> errors;    // file-level or per-server
@@ -147,6 +162,8 @@ struct ParsedConfig {
   // The native user file's lists (SPEC §2.3): names always skipped / force-enabled.
   std::vector<std::string> disabled_servers;
   std::vector<std::string> enabled_servers;
+  // The native user file's `trustedProjects` (discovery uses only that file's).
+  TrustStore trusted_projects;
   // Where this document came from (ParseOptions::source, path filled in), so discovery
   // knows a file's level even when it holds no servers or did not parse.
   SourceInfo source;

@@ -1,8 +1,15 @@
 #pragma once
-// Discovery (SPEC §2): capability-source providers → parse → substitute ${…} → filter
-// (project level, enabled, disabledServers/enabledServers, claim filters such as Exa) →
-// validate per entry → dedup by name and by endpoint. Plus the connect-time substitution
-// (`!command` and env-name values) that runs just before a connection.
+// Discovery (SPEC §2): capability-source providers → parse → filter (project level,
+// enabled, disabledServers/enabledServers) → project trust (§17) → substitute ${…} →
+// claim filters such as Exa → validate per entry → dedup by name and by endpoint. Plus the
+// connect-time substitution (`!command` and env-name values) that runs just before a
+// connection.
+//
+// Project trust: an entry from a project-level file (SourceInfo::Level::project) whose
+// folder and definition hash the user file's `trustedProjects` does not record is
+// *pending*: it claims its name and is listed in DiscoveryResult::pending as written, but
+// it is never substituted, claim-filtered, validated or returned in `configs` (so nothing
+// connects it, and nothing about it reads the environment).
 //
 //   DiscoveryContext ctx{.cwd = "/repo", .home = "/home/u", .fs = &files, .env = getenv_fn};
 //   DiscoveryResult r = discover_servers(ctx, DiscoveryOptions{});
@@ -52,6 +59,9 @@ struct DiscoveryContext {
   // Codex's TOML files; null = each Codex file that exists is a per-file error "TOML is
   // not supported on this platform".
   TomlParser parse_toml;
+  // The real path of a directory (symlinks resolved), for the folder project trust is
+  // recorded under. Null (or an empty answer) = the path as given.
+  std::function<std::string(const std::string& path)> real_path;
 };
 
 // The native provider's files (SPEC §2.1): `<cwd>/.<app>/mcp.json` (project level) and
@@ -115,6 +125,12 @@ ClaimFilter exa_claim_filter();
 
 struct DiscoveryOptions {
   bool enable_project_config = true;  // false drops project-level entries before dedup
+  // Every project-level entry counts as trusted (sandboxes, CI images that are the
+  // project). Off by default: project entries need the user file's `trustedProjects`.
+  bool trust_all_projects = false;
+  // Trust for this discovery on top of the user file's records (a host's "trust for this
+  // run only" answer). Same shape: folder → name → hash.
+  TrustStore extra_trust;
   bool filter_exa = true;             // run exa_claim_filter()
   std::vector<ClaimFilter> claim_filters;  // the host's own, run after Exa
   bool stdio_available = true;        // false in the browser (stdio = validation error)
@@ -132,8 +148,25 @@ struct ShadowedServer {
   std::string reason;       // "same name" | "same endpoint"
 };
 
+// A project-level server as trust sees it: the folder it belongs to, the hash of its
+// definition as written, and the definition itself (not substituted, not validated: what
+// it would run, exactly as the file says).
+struct ProjectServer {
+  std::string name;
+  std::string folder;  // project_trust_folder(ctx)
+  std::string hash;    // config_hash(config)
+  ServerConfig config; // as written; config.source says which file
+};
+
+enum class TrustState {
+  implicit,  // not a project entry (user, native or programmatic level): needs no trust
+  trusted,   // a project entry the user trusted (or trust_all_projects)
+  pending,   // a project entry not trusted (yet): listed, never connected
+};
+const char* to_string(TrustState state);  // "implicit", "trusted", "pending"
+
 struct DiscoveryResult {
-  std::vector<ServerConfig> configs;        // valid, enabled, deduplicated; sorted by name
+  std::vector<ServerConfig> configs;        // valid, enabled, trusted, deduplicated; sorted by name
   std::map<std::string, SourceInfo> sources;  // every claimed name, also disabled/invalid
   std::vector<ConfigError> errors;          // per file (line/column) and per server
   std::vector<ConfigError> warnings;        // unset ${VAR}, unsupported ${input:…}, ...
@@ -141,9 +174,60 @@ struct DiscoveryResult {
   std::vector<std::string> disabled;        // names skipped as disabled (enabled:false, lists)
   std::vector<std::string> exa_api_keys;    // keys extracted by claim filters, deduplicated
   std::vector<std::string> claimed;         // names dropped by a claim filter (e.g. Exa)
+  std::vector<ProjectServer> pending;       // untrusted project entries, sorted by name
+  // Every name an entry claimed (accepted, pending, disabled, claimed by a filter), with
+  // the entry as it was before substitution: what listings show as "would run".
+  std::map<std::string, ServerConfig> as_written;
+  std::string project_folder;               // project_trust_folder(ctx)
+  TrustStore trust;                         // the user file's records (+ extra_trust)
 };
 
 DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOptions& options = {});
+
+// --- project trust (SPEC §17) ----------------------------------------------------------
+
+// The folder project trust is recorded under: ctx.real_path(ctx.cwd) when it answers,
+// else ctx.cwd; without a trailing '/'. Empty when cwd is.
+std::string project_trust_folder(const DiscoveryContext& ctx);
+
+// The trust state of a name `result` knows (implicit for names it does not know).
+TrustState trust_state(const DiscoveryResult& result, const std::string& name);
+// The pending entry of that name, or null.
+const ProjectServer* find_pending(const DiscoveryResult& result, const std::string& name);
+
+// Every project-level entry of `result` that claimed a name (pending or trusted, enabled
+// or not), sorted by name: what `mcprt trust` records.
+std::vector<ProjectServer> project_servers(const DiscoveryResult& result);
+
+// What an entry would run, as written: stdio → its command and args, shell-quoted where
+// needed; http/sse → its URL (through redact_url). Never substitutes anything.
+std::string describe_launch(const ServerConfig& config);
+// The connect-time shell commands an entry would run (`!` values of env unless
+// envPolicy literal, of headers unless origin-locked), as "env NAME: !cmd" /
+// "header NAME: !cmd", as written.
+std::vector<std::string> connect_time_commands(const ServerConfig& config);
+// The environment variables an entry refers to (${VAR}, ${VAR:-d}, ${env:VAR} in any
+// string field, and Codex env_vars), sorted, without reading any of them.
+std::vector<std::string> referenced_variables(const ServerConfig& config);
+
+// --- the user file (native_user_config_path) -----------------------------------------
+// One reader and one writer for every rewrite of the user file (/mcp enable|disable|add|
+// remove, trust, untrust), so each keeps the keys it does not know.
+
+// The file as a JSON object ({} when it does not exist). An error when it cannot be read,
+// is not valid JSON (comments allowed) or is not an object; the message names the path.
+Result<json> read_user_config(FileSystem& fs, const std::string& path);
+// Writes `doc` (2-space indent, trailing newline) atomically through the seam.
+Status write_user_config(FileSystem& fs, const std::string& path, const json& doc);
+
+// Records trust for `folder`: each name → hash in `servers` (the folder's record is
+// created even when `servers` is empty). `replace` = the folder's record holds exactly
+// these servers afterwards; else they are added to it. Other keys are kept.
+Status record_project_trust(FileSystem& fs, const std::string& user_file, const std::string& folder,
+                            const std::map<std::string, std::string>& servers, bool replace);
+// Removes `folder`'s record. The value says whether there was one.
+Result<bool> remove_project_trust(FileSystem& fs, const std::string& user_file,
+                                  const std::string& folder);
 
 // ${VAR}, ${VAR:-default}, ${env:VAR} in every string field (command, args, env, cwd, url,
 // headers). An unset variable without default keeps the literal text and adds a warning

@@ -7,7 +7,9 @@
 //   mcp.execute("/mcp list", [](std::string out) { print(out); });
 //
 // Subcommands:
-//   list                      servers, status, source, tool count (also bare `/mcp`)
+//   list                      servers, status, source, tool count (also bare `/mcp`);
+//                             project servers that are not trusted (SPEC §17) with what
+//                             they would run, and how to trust them
 //   tools [server]            the MCP tools, optionally of one server
 //   reload                    disconnect_all → rediscover → connect → refresh_mcp_tools
 //   reconnect <name>          close and reconnect one server (resets its circuit breaker)
@@ -16,7 +18,8 @@
 //   add <name> --url URL      adds a server to the user file, then connects it
 //   add <name> -- CMD [ARG…]
 //   remove <name>             removes a server from the user file, then disconnects it
-//   status <name>             state, error, attempts, source, stderr tail
+//   status <name>             state, trust, error, attempts, source, stderr tail (for a
+//                             server that is not trusted: what it would run)
 //   help                      usage
 // An unknown subcommand (or missing argument) answers with the usage text.
 //
@@ -47,6 +50,9 @@ struct McpCommandOptions {
   // Where enable/disable/add/remove write. Null fs or empty path = those are unavailable.
   FileSystem* fs = nullptr;
   std::string user_config_path;  // the native user file (discovery.hpp: native_user_config_path)
+  // The host's way to trust a project folder, shown next to servers that are not trusted
+  // (the CLI: "mcprt trust '<folder>'"). Null = no advice is shown.
+  std::function<std::string(const std::string& folder)> trust_command;
 };
 
 class McpCommandController {

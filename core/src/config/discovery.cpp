@@ -7,14 +7,19 @@
 //   name already claimed                        → shadowed "same name";
 //   disabled (disabledServers, or enabled:false not overridden by enabledServers)
 //                                               → claims its name, listed in `disabled`;
-//   ${VAR} substitution;
+//   project level and not trusted (SPEC §17)   → claims its name, listed in `pending` as
+//                                                 written; nothing below runs on it, so
+//                                                 no ${VAR}, no env_vars, no claim filter
+//                                                 (which could extract keys), no
+//                                                 validation (which needs the values);
+//   ${VAR} substitution (and Codex env_vars);
 //   a claim filter drops it                     → claims its name, listed in `claimed`;
 //   invalid                                     → an error; claims NO name, so a valid
 //                                                 lower-priority entry of that name wins;
 //   same endpoint as an accepted server         → claims its name, shadowed "same endpoint";
 //   otherwise accepted.
-// Disabled and claimed entries never shadow a differently named server: they will not
-// connect, so the other one is the only way to reach that endpoint.
+// Disabled, pending and claimed entries never shadow a differently named server: they will
+// not connect, so the other one is the only way to reach that endpoint.
 
 #include <algorithm>
 #include <map>
@@ -66,14 +71,18 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
     for (auto& parsed : provider->load(ctx)) files.push_back(std::move(parsed));
   }
 
-  // The native user file's lists (SPEC §2.3).
+  // The native user file's lists (SPEC §2.3) and trust records (§17). Only that file's:
+  // a project file that writes `trustedProjects` trusts nothing.
   std::vector<std::string> disabled_list, enabled_list;
   for (const auto& f : files) {
     if (f.source.provider == "native" && f.source.level == SourceInfo::Level::native) {
       disabled_list.insert(disabled_list.end(), f.disabled_servers.begin(), f.disabled_servers.end());
       enabled_list.insert(enabled_list.end(), f.enabled_servers.begin(), f.enabled_servers.end());
+      result.trust.merge(f.trusted_projects);
     }
   }
+  result.trust.merge(options.extra_trust);
+  result.project_folder = project_trust_folder(ctx);
 
   std::vector<ClaimFilter> filters;
   if (options.filter_exa) filters.push_back(exa_claim_filter());
@@ -120,10 +129,34 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
       if (force_off || (!entry.enabled && !force_on)) {
         claim(name, entry.source);
         result.disabled.push_back(name);
+        result.as_written[name] = std::move(entry);
         continue;
       }
       entry.enabled = true;
 
+      if (entry.source.level == SourceInfo::Level::project && !options.trust_all_projects) {
+        // The name is checked now (it reads nothing): listings print it, and an invalid
+        // one must not claim a name a valid lower-priority entry could have.
+        if (Status valid = validate_server_name(name); !valid.ok()) {
+          ConfigError e;
+          e.path = entry.source.path;
+          e.server = name;
+          e.message = valid.error().message;
+          result.errors.push_back(std::move(e));
+          invalid_sources.emplace(name, entry.source);
+          continue;
+        }
+        std::string hash = config_hash(entry);
+        if (!result.trust.trusts(result.project_folder, name, hash)) {
+          claim(name, entry.source);
+          result.as_written[name] = entry;
+          result.pending.push_back(
+              ProjectServer{name, result.project_folder, std::move(hash), std::move(entry)});
+          continue;
+        }
+      }
+
+      ServerConfig written = entry;
       ServerConfig cfg = substitute_variables(std::move(entry), ctx.env, &result.warnings);
 
       bool drop = false;
@@ -138,6 +171,7 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
       if (drop) {
         claim(name, cfg.source);
         result.claimed.push_back(name);
+        result.as_written[name] = std::move(written);
         continue;
       }
 
@@ -161,6 +195,7 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
         continue;
       }
       claim(name, cfg.source);
+      result.as_written[name] = std::move(written);
       accepted.push_back(std::move(cfg));
     }
   }
@@ -169,6 +204,8 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
   std::sort(accepted.begin(), accepted.end(),
             [](const ServerConfig& a, const ServerConfig& b) { return a.name < b.name; });
   result.configs = std::move(accepted);
+  std::sort(result.pending.begin(), result.pending.end(),
+            [](const ProjectServer& a, const ProjectServer& b) { return a.name < b.name; });
   return result;
 }
 

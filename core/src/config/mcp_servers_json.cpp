@@ -104,7 +104,54 @@ void read_name_list(const json& doc, const char* key, std::string_view path,
   for (const auto& v : *it) out.push_back(v.get<std::string>());
 }
 
+// `trustedProjects` (SPEC §17): folder → {"servers": {name: hash}}. A malformed folder
+// record is dropped with one error (its servers stay untrusted: fail closed); other
+// keys of a record are kept by rewrites but mean nothing here.
+void read_trust_records(const json& doc, std::string_view path, TrustStore& out,
+                        std::vector<ConfigError>& errors) {
+  auto it = doc.find("trustedProjects");
+  if (it == doc.end() || it->is_null()) return;
+  const char* shape = "\"trustedProjects\" must map each folder to {\"servers\": {name: hash}}";
+  if (!it->is_object()) {
+    errors.push_back(file_error(path, shape));
+    return;
+  }
+  bool reported = false;
+  for (auto folder = it->begin(); folder != it->end(); ++folder) {
+    const json& record = folder.value();
+    auto servers = record.is_object() ? record.find("servers") : record.end();
+    bool ok = record.is_object() && (servers == record.end() || servers->is_object());
+    if (ok && servers != record.end()) {
+      for (const auto& [name, hash] : servers->items()) {
+        if (!hash.is_string()) ok = false;
+      }
+    }
+    if (!ok) {
+      if (!reported) errors.push_back(file_error(path, std::string(shape) + " (folder \"" + folder.key() + "\")"));
+      reported = true;
+      continue;
+    }
+    auto& grants = out.projects[folder.key()];
+    if (servers == record.end()) continue;
+    for (const auto& [name, hash] : servers->items()) grants[name] = hash.get<std::string>();
+  }
+}
+
 }  // namespace
+
+bool TrustStore::trusts(const std::string& folder, const std::string& name, const std::string& hash) const {
+  auto f = projects.find(folder);
+  if (f == projects.end()) return false;
+  auto s = f->second.find(name);
+  return s != f->second.end() && s->second == hash;
+}
+
+void TrustStore::merge(const TrustStore& other) {
+  for (const auto& [folder, servers] : other.projects) {
+    auto& mine = projects[folder];
+    for (const auto& [name, hash] : servers) mine[name] = hash;
+  }
+}
 
 std::string ConfigError::describe() const {
   std::string out;
@@ -171,6 +218,7 @@ ParsedConfig parse_mcp_servers(const json& doc, std::string_view path,
 
   read_name_list(doc, "disabledServers", path, out.disabled_servers, out.errors);
   read_name_list(doc, "enabledServers", path, out.enabled_servers, out.errors);
+  read_trust_records(doc, path, out.trusted_projects, out.errors);
 
   auto servers = doc.find(options.servers_key);
   if (servers == doc.end() || servers->is_null()) return out;

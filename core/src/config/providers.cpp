@@ -170,28 +170,18 @@ void map_vscode(json& entry, const DiscoveryContext& ctx) {
 
 // One `[mcp_servers.<name>]` table → an `mcpServers` entry. Problems are shape errors of
 // Codex's own keys (the shared parser checks the keys that pass through unchanged).
-json map_codex_entry(const json& table, const DiscoveryContext& ctx, std::vector<std::string>& problems) {
+json map_codex_entry(const json& table, std::vector<std::string>& problems) {
   json entry = json::object();
   for (const char* key : {"command", "args", "env", "cwd", "url", "enabled", "type", "transport"}) {
     if (has(table, key)) entry[key] = table[key];
   }
+  // env_vars are only checked here: their values are read with ${VAR} at discovery time,
+  // after the trust decision (ServerConfig::env_vars), never while a file is loaded.
   if (has(table, "env_vars")) {
     const json& names = table["env_vars"];
-    if (!names.is_array()) {
-      problems.push_back("\"env_vars\" must be an array of variable names");
-    } else if (!entry.contains("env") || entry["env"].is_object()) {  // else the parser reports env
-      json env = entry.contains("env") ? entry["env"] : json::object();
-      for (const auto& n : names) {
-        if (!n.is_string()) {
-          problems.push_back("\"env_vars\" must be an array of variable names");
-          break;
-        }
-        const std::string& name = n.get_ref<const std::string&>();
-        if (env.contains(name)) continue;  // an explicit env value wins
-        if (auto v = ctx.env ? ctx.env(name) : std::nullopt) env[name] = *v;
-      }
-      if (!env.empty() || entry.contains("env")) entry["env"] = env;
-    }
+    bool ok = names.is_array();
+    for (std::size_t i = 0; ok && i < names.size(); ++i) ok = names[i].is_string();
+    if (!ok) problems.push_back("\"env_vars\" must be an array of variable names");
   }
   json headers = json::object();
   if (has(table, "http_headers")) {
@@ -281,7 +271,7 @@ void load_codex_file(const DiscoveryContext& ctx, const SourceInfo& source, std:
       continue;
     }
     std::vector<std::string> problems;
-    json entry = map_codex_entry(it.value(), ctx, problems);
+    json entry = map_codex_entry(it.value(), problems);
     if (!problems.empty()) {
       std::string msg = "Server \"" + it.key() + "\": ";
       for (std::size_t i = 0; i < problems.size(); ++i) msg += (i ? "; " : "") + problems[i];
@@ -297,7 +287,11 @@ void load_codex_file(const DiscoveryContext& ctx, const SourceInfo& source, std:
   parsed = parse_mcp_servers(json{{"mcpServers", mapped}}, source.path, options);
   for (auto& cfg : parsed.servers) {
     auto original = servers->find(cfg.name);
-    if (original != servers->end()) cfg.raw = *original;
+    if (original == servers->end()) continue;
+    cfg.raw = *original;
+    if (auto names = original->find("env_vars"); names != original->end() && names->is_array()) {
+      for (const auto& n : *names) cfg.env_vars.push_back(n.get<std::string>());
+    }
   }
   for (auto& e : mapping_errors) parsed.errors.push_back(std::move(e));
   out.push_back(std::move(parsed));
@@ -361,7 +355,7 @@ class ClaudeProvider final : public BuiltinProvider {
         user_parsed = parse_mcp_servers_json(*text, user.path, options);
       } else {
         user_parsed = parse_mcp_servers(doc, user.path, options);
-        if (const json* block = project_block(doc, ctx.cwd)) {
+        if (const json* block = project_block(doc, ctx)) {
           ParseOptions local_options;
           local_options.source = source(user.path, Level::project);
           local = parse_mcp_servers(*block, user.path, local_options);
@@ -376,11 +370,15 @@ class ClaudeProvider final : public BuiltinProvider {
   }
 
  private:
-  static const json* project_block(const json& doc, const std::string& cwd) {
+  // Claude Code keys the block by the folder it ran in; the real path is tried too, as
+  // it records that when started through a symlink.
+  static const json* project_block(const json& doc, const DiscoveryContext& ctx) {
+    const std::string& cwd = ctx.cwd;
     if (!doc.is_object() || cwd.empty()) return nullptr;
     auto projects = doc.find("projects");
     if (projects == doc.end() || !projects->is_object()) return nullptr;
-    for (const std::string& key : {cwd, strip_trailing_slash(cwd), strip_trailing_slash(cwd) + "/"}) {
+    const std::string real = project_trust_folder(ctx);
+    for (const std::string& key : {cwd, strip_trailing_slash(cwd), strip_trailing_slash(cwd) + "/", real}) {
       auto it = projects->find(key);
       if (it != projects->end() && it->is_object()) return &*it;
     }

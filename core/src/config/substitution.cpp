@@ -77,6 +77,13 @@ ServerConfig substitute_variables(ServerConfig config, const EnvLookup& env,
   config.cwd = s.apply(config.cwd);
   config.url = s.apply(config.url);
   substitute_map(config.headers, s);
+  // Codex env_vars: forwarded when set, silently absent otherwise (Codex's rule); an
+  // explicit env value wins.
+  for (const auto& name : config.env_vars) {
+    if (config.env.count(name)) continue;
+    if (auto v = env ? env(name) : std::nullopt) config.env[name] = *v;
+  }
+  config.env_vars.clear();
   if (warnings) {
     for (const auto& name : s.unset) {
       ConfigError w;

@@ -11,11 +11,14 @@ namespace {
 
 std::string q(const std::string& s) { return "\"" + s + "\""; }
 
-std::string describe_source(const SourceInfo& s) {
+// "Claude Code (user) /home/u/.claude.json"; a trusted project entry says so:
+// "VS Code (project, trusted) /repo/.vscode/mcp.json".
+std::string describe_source(const SourceInfo& s, TrustState trust = TrustState::implicit) {
   if (s.provider.empty() && s.path.empty()) return "unknown source";
   std::string out = s.provider_name.empty() ? s.provider : s.provider_name;
   out += " (";
   out += to_string(s.level);
+  if (trust == TrustState::trusted) out += ", trusted";
   out += ")";
   if (!s.path.empty()) out += " " + s.path;
   return out;
@@ -170,6 +173,7 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
 
     struct Row {
       std::string name, state, tools, source, error;
+      std::vector<std::string> details;  // "would run: …" lines of a pending server
     };
     std::vector<Row> rows;
     for (const auto& st : states) {
@@ -181,10 +185,21 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
       if (src.path.empty()) {
         if (auto it = sources.find(st.name); it != sources.end()) src = it->second;
       }
-      r.source = describe_source(src);
+      r.source = describe_source(src, trust_state(discovery, st.name));
       if (st.last_error && st.phase != ServerPhase::connected) r.error = st.last_error->message;
       rows.push_back(std::move(r));
       shown.insert(st.name);
+    }
+    for (const auto& p : discovery.pending) {
+      if (shown.count(p.name)) continue;
+      Row r;
+      r.name = p.name;
+      r.state = "not trusted";
+      r.tools = "-";
+      r.source = describe_source(p.config.source);
+      r.details = pending_details(p);
+      rows.push_back(std::move(r));
+      shown.insert(p.name);
     }
     for (const auto& name : discovery.disabled) {
       if (shown.count(name)) continue;
@@ -222,14 +237,59 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
       out << "  " << pad(r.name, wn) << "  " << pad(r.state, ws) << "  " << pad(r.tools, wt)
           << "  " << r.source << "\n";
       if (!r.error.empty()) out << "  " << pad("", wn) << "  error: " << first_line(r.error) << "\n";
+      for (const auto& d : r.details) out << "  " << pad("", wn) << "  " << d << "\n";
     }
+    out << trust_footer();
     return out.str();
+  }
+
+  // --- trust ---------------------------------------------------------------------------
+
+  // What a pending server would run, one fact a line.
+  static std::vector<std::string> pending_details(const ProjectServer& p) {
+    std::vector<std::string> out;
+    out.push_back(std::string(p.config.type == TransportType::stdio ? "would run: " : "would connect to: ") +
+                  describe_launch(p.config));
+    for (const auto& c : connect_time_commands(p.config)) out.push_back("would run at connect: " + c);
+    auto vars = referenced_variables(p.config);
+    if (!vars.empty()) {
+      std::string line = "would read the environment variables:";
+      for (const auto& v : vars) line += " " + v;
+      out.push_back(line);
+    }
+    return out;
+  }
+
+  std::string trust_advice(const std::string& folder) const {
+    return options.trust_command ? options.trust_command(folder) : std::string();
+  }
+
+  // "2 servers are not trusted in /repo; to trust them: mcprt trust '/repo'".
+  std::string trust_footer() const {
+    if (discovery.pending.empty()) return "";
+    const std::size_t n = discovery.pending.size();
+    std::string out = std::to_string(n) + (n == 1 ? " server is" : " servers are") +
+                      " not trusted in " + discovery.project_folder + " (project config: nothing of it runs)";
+    std::string fix = trust_advice(discovery.project_folder);
+    if (!fix.empty()) out += "; to trust " + std::string(n == 1 ? "it" : "them") + ": " + fix;
+    return out + ".\n";
+  }
+
+  // "Server "x" is not trusted ..." for commands that need a known, connectable server.
+  std::string not_trusted(const ProjectServer& p) const {
+    std::string out = "Server " + q(p.name) + " is not trusted (project config " + p.config.source.path + ").";
+    std::string fix = trust_advice(p.folder);
+    if (!fix.empty()) out += " To trust it: " + fix;
+    return out;
   }
 
   std::string tools(const std::string& server) const {
     auto m = manager();
     if (!m) return "MCP is disabled.";
-    if (!server.empty() && !m->server_state(server)) return "Unknown server " + q(server) + ".";
+    if (!server.empty() && !m->server_state(server)) {
+      if (const ProjectServer* p = find_pending(discovery, server)) return not_trusted(*p);
+      return "Unknown server " + q(server) + ".";
+    }
     std::vector<std::shared_ptr<McpTool>> list;
     for (const auto& t : m->tools()) {
       if (t && (server.empty() || t->info().server == server)) list.push_back(t);
@@ -258,6 +318,18 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     if (!m) return "MCP is disabled.";
     auto st = m->server_state(name);
     if (!st) {
+      if (const ProjectServer* p = find_pending(discovery, name)) {
+        std::ostringstream out;
+        out << "Server " << q(name) << "\n";
+        out << "  state:    not trusted (never started or connected)\n";
+        out << "  trust:    pending (project folder " << p->folder << ")\n";
+        out << "  source:   " << describe_source(p->config.source) << "\n";
+        out << "  type:     " << to_string(p->config.type) << "\n";
+        for (const auto& d : pending_details(*p)) out << "  " << d << "\n";
+        std::string fix = trust_advice(p->folder);
+        if (!fix.empty()) out << "  to trust: " << fix << "\n";
+        return out.str();
+      }
       auto src = discovery.sources.find(name);
       const bool disabled =
           std::find(discovery.disabled.begin(), discovery.disabled.end(), name) !=
@@ -279,6 +351,7 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     out << "Server " << q(name) << "\n";
     out << "  state:    " << phase_label(*st) << " (" << to_string(st->status) << ")\n";
     out << "  source:   " << describe_source(st->source) << "\n";
+    out << "  trust:    " << to_string(trust_state(discovery, name)) << "\n";
     out << "  tools:    " << st->tool_count << (st->tools_from_cache ? " (from the cache)" : "")
         << "\n";
     if (st->attempts > 0) out << "  attempts: " << st->attempts << "\n";
@@ -344,7 +417,10 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
   void reconnect(const std::string& name, Done done) {
     auto m = manager();
     if (!m) return answer(std::move(done), "MCP is disabled.");
-    if (!m->server_state(name)) return answer(std::move(done), "Unknown server " + q(name) + ".");
+    if (!m->server_state(name)) {
+      if (const ProjectServer* p = find_pending(discovery, name)) return answer(std::move(done), not_trusted(*p));
+      return answer(std::move(done), "Unknown server " + q(name) + ".");
+    }
     Done reply = guarded(std::move(done));
     std::weak_ptr<Impl> weak = weak_from_this();
     m->reconnect_server(name, [weak, reply, name](Status s) {
@@ -368,27 +444,10 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     return false;
   }
 
-  // The user file as a JSON object ({} when it does not exist).
-  Result<json> read_user_file() const {
-    auto text = options.fs->read_file(options.user_config_path);
-    if (!text.ok()) return text.error();
-    if (!text->has_value()) return json::object();
-    json doc = json::parse(**text, nullptr, false, /*ignore_comments=*/true);
-    if (doc.is_discarded()) {
-      return Error::make(ErrorCode::invalid_config,
-                         options.user_config_path + " is not valid JSON; fix it by hand first");
-    }
-    if (doc.is_null()) doc = json::object();
-    if (!doc.is_object()) {
-      return Error::make(ErrorCode::invalid_config,
-                         options.user_config_path + " does not hold a JSON object");
-    }
-    return doc;
-  }
-
+  // One reader and writer for the user file (discovery.hpp), shared with trust.
+  Result<json> read_user_file() const { return read_user_config(*options.fs, options.user_config_path); }
   Status write_user_file(const json& doc) const {
-    return options.fs->write_file(options.user_config_path,
-                                  doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+    return write_user_config(*options.fs, options.user_config_path, doc);
   }
 
   static void remove_name(json& doc, const char* key, const std::string& name) {
