@@ -1,49 +1,64 @@
-// NativeHttpClient on cpp-httplib (see mcprt/native/http_client.hpp for what it does and
-// does not do).
+// NativeHttpClient on libcurl's multi interface (see mcprt/native/http_client.hpp for what it
+// does and does not do, and why one multi on one thread).
+//
+// Three objects per request:
+//  - NativeRequestHandle: the caller's handle; abort() and its destructor stop the request.
+//  - RequestState (shared): the executor side — callbacks, the timeout_ms deadline, the
+//    "no callback after abort()" rule — and what the I/O thread hands over to it (the
+//    head claim, the body not yet delivered).
+//  - Transfer: the I/O-thread side — the curl easy handle, the head reader with its caps,
+//    redirect hops, the stall watchdog. Built in send() on the loop thread, then owned by
+//    the I/O thread alone.
 //
 // Who touches what:
-//  - RequestState::callbacks, callback_depth, deadline: the executor thread only (send(),
-//    the posted deliveries, abort()).
-//  - RequestState::mutex guards phase, head_seen, timed_out, shut_down and the socket
-//    list: the worker, the deadline timer, abort() and the client's destructor meet there.
-//  - `aborted` is atomic: written by abort() on the executor thread, read by the worker to
-//    stop early (the deliveries re-check it on the executor thread, which is what makes
-//    "no callback after abort()" hold).
-//
-// Interrupting a blocked request: httplib's own stop() takes the client's socket mutex,
-// which httplib holds for the whole connect, so calling it from the loop thread could block
-// the loop for the connect timeout. Instead the worker keeps a dup() of every socket httplib
-// opens (set_socket_options runs before connect) and an interrupt shuts that socket down:
-// a pending connect, a blocked read or write all fail at once. Owning the dup means the
-// number can never be recycled for another file while we might still shut it down.
+//  - RequestState::callbacks_, callback_depth_, completed_, deadline_: the executor thread.
+//  - RequestState::mutex_ guards head_seen_, timed_out_, body_, drain_posted_, paused_:
+//    the I/O thread and the executor thread meet there. `aborted_` is atomic (the I/O
+//    thread reads it to stop early; the deliveries re-check it on the executor thread,
+//    which is what makes "no callback after abort()" hold).
+//  - Hub::mutex_ guards the command queue and the multi pointer: the loop thread (send,
+//    abort, body drained) talks to the I/O thread only by queueing a command and waking
+//    curl_multi_poll with curl_multi_wakeup (thread-safe by libcurl's contract).
+//  - Everything else of libcurl (the multi, every easy handle once started) is touched by
+//    the I/O thread only.
 
 #include "mcprt/native/http_client.hpp"
 
-#include <httplib.h>
+#include <arpa/inet.h>
+#include <curl/curl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
+#include <chrono>
 #include <mutex>
 #include <optional>
+#include <system_error>
 #include <thread>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "mcprt/url.hpp"
+#include "native_http_headers.hpp"
 
 namespace mcprt::native {
 
 namespace {
 
-// "No read timeout" for httplib, which always has one: a day, well inside what its poll()
-// timeout (an int of milliseconds) can hold.
-constexpr std::int64_t kEffectivelyNoReadTimeoutMs = 24LL * 60 * 60 * 1000;
+using SteadyClock = std::chrono::steady_clock;
+
+// Body bytes that arrived but the executor has not delivered yet, per request. Beyond this
+// the transfer pauses (libcurl stops reading the socket) until the executor caught up, so a
+// fast server cannot outrun a busy loop into unbounded memory.
+constexpr std::size_t kMaxBufferedBodyBytes = 1024 * 1024;
+// A redirect hop's body is read and dropped (keeping its connection reusable) up to this;
+// beyond it the hop's connection is closed and the redirect followed anyway.
+constexpr std::size_t kMaxRedirectBodyBytes = 64 * 1024;
+// The I/O thread's longest sleep when nothing is due; a command wakes it at once.
+constexpr int kIdlePollMs = 60 * 60 * 1000;
 
 bool is_redirect_status(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
@@ -66,61 +81,37 @@ bool is_token(std::string_view s) {
   return true;
 }
 
-// The request target as it goes on the request line. httplib's own URL encoding is off
-// (the core hands us wire-form URLs, and encoding twice would corrupt %XX); only bytes
-// that cannot appear on a request line are escaped here.
-std::string request_target(const Url& url) {
+// Request headers that stay with their origin when a followed redirect leaves it.
+bool is_origin_bound_header(std::string_view name) {
+  for (std::string_view n : {"authorization", "proxy-authorization", "cookie", "mcp-session-id",
+                             "mcp-protocol-version"}) {
+    if (iequals(name, n)) return true;
+  }
+  return false;
+}
+
+// The URL handed to libcurl: the origin (never the userinfo: no implicit Basic auth) and
+// the request target as the core wrote it. The core hands over wire-form URLs, so only
+// bytes that cannot appear on a request line are escaped; CURLOPT_PATH_AS_IS keeps libcurl
+// from touching dot segments.
+std::string curl_url_for(const Url& url) {
   std::string raw = url.path;
   if (url.has_query) raw += "?" + url.query;
-  std::string out;
+  std::string out = url.origin();
   append_percent_encoded(out, raw, [](unsigned char u, std::size_t) { return u > 0x20 && u < 0x7f; });
   return out;
 }
 
-// httplib wants an IPv6 literal without its brackets (it adds them back for Host).
-std::string socket_host(const Url& url) {
-  if (url.host.size() >= 2 && url.host.front() == '[' && url.host.back() == ']') {
-    return url.host.substr(1, url.host.size() - 2);
-  }
-  return url.host;
+// An IP literal needs no DNS lookup (libcurl starts no resolver thread for it).
+bool is_ip_literal(const std::string& host) {
+  if (!host.empty() && host.front() == '[') return true;
+  in_addr v4{};
+  return ::inet_pton(AF_INET, host.c_str(), &v4) == 1;
 }
 
-void set_timeout(httplib::ClientImpl& cli, void (httplib::ClientImpl::*setter)(time_t, time_t),
-                 std::int64_t ms) {
-  (cli.*setter)(static_cast<time_t>(ms / 1000), static_cast<time_t>((ms % 1000) * 1000));
-}
-
-std::string describe(httplib::Error error, bool head_seen, bool socket_opened,
-                     const std::string& host) {
-  using E = httplib::Error;
-  switch (error) {
-    case E::Connection:
-      return socket_opened ? "could not connect (connection refused or host unreachable)"
-                           : "could not resolve host \"" + host + "\"";
-    case E::ConnectionTimeout:
-      return "connecting timed out";
-    case E::Read:
-      return head_seen ? "the connection broke before the response body was complete"
-                       : "the connection closed before a response arrived";
-    case E::Write:
-      return "sending the request failed";
-    case E::SSLConnection:
-      return "the TLS handshake failed";
-    case E::SSLLoadingCerts:
-      return "the CA certificates could not be loaded";
-    case E::SSLServerVerification:
-      return "the server's TLS certificate could not be verified (untrusted, expired, or "
-             "issued for another name)";
-    case E::Compression:
-      return "the response body could not be decompressed";
-    default:
-      return "the request failed";
-  }
-}
-
-// Threads that run requests never take SIGPIPE: httplib writes with send(2) without
-// MSG_NOSIGNAL, and a server that closed its end must not kill the host. The signal stays
-// pending on this thread instead, and the write fails with EPIPE.
+// The I/O thread never takes SIGPIPE (libcurl already sends with MSG_NOSIGNAL; this covers
+// any write that does not). The signal stays pending on this thread; the write fails with
+// EPIPE instead.
 void block_sigpipe_on_this_thread() {
   sigset_t set;
   sigemptyset(&set);
@@ -128,28 +119,81 @@ void block_sigpipe_on_this_thread() {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
 }
 
-// One request, shared by its handle, its worker and the closures posted to the executor.
-class RequestState {
- public:
-  // Lifecycle, under `mutex`:
-  //   queued   → running (a worker took it) | finished (aborted, deadline, or client shut
-  //              down before a worker took it)
-  //   running  → finished (the worker is done with it)
-  enum class Phase { queued, running, finished };
+// curl_global_init once per process, thread-safely (a function-local static); never
+// cleaned up (other libcurl users in the process may still need it).
+bool curl_ready() {
+  static const bool ok = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK;
+  return ok;
+}
 
-  RequestState(Executor& executor, HttpRequest request, Url url, HttpCallbacks callbacks)
+class RequestState;
+class Transfer;
+
+// What the loop thread asks of the I/O thread.
+struct Command {
+  enum class Kind { start, cancel, resume };
+  Kind kind;
+  std::shared_ptr<RequestState> state;
+  std::unique_ptr<Transfer> transfer;  // start only
+};
+
+// The mailbox between the loop thread and the I/O thread; shared with every request so a
+// handle that outlives the client can still call abort() safely.
+class Hub {
+ public:
+  explicit Hub(CURLM* multi) : multi_(multi) {}
+
+  // Queues a command and wakes the I/O thread. False once the client shuts down.
+  bool push(Command command) {
+    std::lock_guard lock(mutex_);
+    if (stopping_ || multi_ == nullptr) return false;
+    commands_.push_back(std::move(command));
+    curl_multi_wakeup(multi_);
+    return true;
+  }
+
+  // The I/O thread takes what is queued; `stopping` says whether to wind down.
+  std::vector<Command> take(bool& stopping) {
+    std::lock_guard lock(mutex_);
+    stopping = stopping_;
+    return std::exchange(commands_, {});
+  }
+
+  void stop() {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    if (multi_ != nullptr) curl_multi_wakeup(multi_);
+  }
+
+  // After the I/O thread is gone: nobody may wake the multi any more.
+  CURLM* detach_multi() {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+    return std::exchange(multi_, nullptr);
+  }
+
+  std::atomic<std::size_t> in_flight{0};
+
+ private:
+  std::mutex mutex_;
+  CURLM* multi_;
+  bool stopping_ = false;
+  std::vector<Command> commands_;
+};
+
+// One request, shared by its handle, its Transfer and the closures posted to the executor.
+class RequestState : public std::enable_shared_from_this<RequestState> {
+ public:
+  RequestState(Executor& executor, HttpRequest request, Url url, HttpCallbacks callbacks,
+               std::shared_ptr<Hub> hub)
       : executor_(executor),
         request_(std::move(request)),
         url_(std::move(url)),
-        callbacks_(std::move(callbacks)) {}
-
-  ~RequestState() {
-    for (int fd : sockets_) ::close(fd);
-  }
+        callbacks_(std::move(callbacks)),
+        hub_(std::move(hub)) {}
 
   const HttpRequest& request() const { return request_; }
   const Url& url() const { return url_; }
-  Executor& executor() const { return executor_; }
   bool aborted() const { return aborted_.load(std::memory_order_acquire); }
 
   // --- executor thread -------------------------------------------------------------
@@ -160,30 +204,24 @@ class RequestState {
   void abort() {
     if (aborted_.exchange(true, std::memory_order_acq_rel)) return;
     cancel_deadline();
-    {
-      std::lock_guard lock(mutex_);
-      interrupt_locked();
-    }
+    // Once on_complete ran, the I/O thread has let go of the transfer (it posts the
+    // completion as it drops it): nothing to cancel, and no wake-up per finished request.
+    if (!completed_) hub_->push(Command{Command::Kind::cancel, shared_from_this(), nullptr});
     // Inside one of our own callbacks the std::function is still running: release later.
     if (callback_depth_ == 0) release_callbacks();
   }
 
-  // timeout_ms passed: a request still waiting for a worker fails here; a running one is
-  // interrupted unless its head already arrived (then the deadline no longer applies).
+  // timeout_ms passed. Unless the head already arrived (then the deadline no longer
+  // applies), the request fails now and the I/O thread drops the transfer.
   void on_deadline() {
     deadline_ = kNoTimer;
-    bool fail_now = false;
     {
       std::lock_guard lock(mutex_);
-      if (phase_ == Phase::queued) {
-        phase_ = Phase::finished;
-        fail_now = true;
-      } else if (phase_ == Phase::running && !head_seen_) {
-        timed_out_ = true;
-        interrupt_locked();
-      }
+      if (head_seen_) return;
+      timed_out_ = true;
     }
-    if (fail_now) deliver_complete(timeout_error());
+    hub_->push(Command{Command::Kind::cancel, shared_from_this(), nullptr});
+    deliver_complete(timeout_error());
   }
 
   void deliver_head(const HttpResponseHead& head) {
@@ -192,9 +230,19 @@ class RequestState {
     invoke(callbacks_.on_response_head, head);
   }
 
-  void deliver_chunk(std::string_view bytes) {
-    if (aborted()) return;
-    invoke(callbacks_.on_body_chunk, bytes);
+  // Delivers every body byte that arrived since the last drain, as one chunk.
+  void drain_body() {
+    std::string bytes;
+    bool resume = false;
+    {
+      std::lock_guard lock(mutex_);
+      bytes.swap(body_);
+      drain_posted_ = false;
+      resume = std::exchange(paused_, false);
+    }
+    if (resume) hub_->push(Command{Command::Kind::resume, shared_from_this(), nullptr});
+    if (aborted() || completed_ || bytes.empty()) return;
+    invoke(callbacks_.on_body_chunk, std::string_view(bytes));
   }
 
   void deliver_complete(Status status) {
@@ -205,95 +253,65 @@ class RequestState {
     if (callback_depth_ == 0) release_callbacks();
   }
 
-  // --- any thread --------------------------------------------------------------------
+  // --- I/O thread --------------------------------------------------------------------
 
-  // A worker takes the request. False when it already finished (aborted, timed out or
-  // shut down while it waited).
-  bool begin_running() {
-    std::lock_guard lock(mutex_);
-    if (phase_ != Phase::queued) return false;
-    if (aborted() || shut_down_) {
-      phase_ = Phase::finished;
-      return false;
-    }
-    phase_ = Phase::running;
-    return true;
-  }
-
-  // The client is going away. Returns true when the request was still queued (the caller
-  // then reports it, since no worker ever will).
-  bool shut_down() {
-    std::lock_guard lock(mutex_);
-    shut_down_ = true;
-    interrupt_locked();
-    if (phase_ == Phase::queued) {
-      phase_ = Phase::finished;
-      return true;
-    }
-    return false;
-  }
-
-  // --- worker thread -----------------------------------------------------------------
-
-  // Why the worker should stop now, if it should.
+  // True when nothing more is wanted: aborted by the handle, or timed out (already
+  // reported).
   bool stop_requested() {
+    if (aborted()) return true;
     std::lock_guard lock(mutex_);
-    return stop_requested_locked();
+    return timed_out_;
   }
 
-  // httplib opened a socket (before connecting it). Keep a dup to be able to interrupt.
-  void on_socket_opened(int sock) {
-    std::lock_guard lock(mutex_);
-    ++sockets_opened_;
-    if (stop_requested_locked()) {
-      ::shutdown(sock, SHUT_RDWR);
-      return;
+  // The final head arrived: post it. False when the deadline or an abort got there first
+  // (the transfer then stops).
+  bool post_head(HttpResponseHead head) {
+    {
+      std::lock_guard lock(mutex_);
+      if (aborted() || timed_out_) return false;
+      head_seen_ = true;
     }
-    const int copy = ::dup(sock);
-    if (copy >= 0) sockets_.push_back(copy);
-  }
-
-  // One attempt (one httplib send) ended: its sockets are closed by httplib; drop ours.
-  void end_attempt() {
-    std::lock_guard lock(mutex_);
-    for (int fd : sockets_) ::close(fd);
-    sockets_.clear();
-  }
-
-  // The final head arrived. False when the deadline, an abort or shutdown got there first.
-  bool claim_head() {
-    std::lock_guard lock(mutex_);
-    if (stop_requested_locked()) return false;
-    head_seen_ = true;
+    executor_.post([self = shared_from_this(), head = std::move(head)] { self->deliver_head(head); });
     return true;
   }
 
-  struct Outcome {
-    bool aborted = false;  // by the handle: report nothing
-    bool timed_out = false;
-    bool shut_down = false;
-    bool head_seen = false;
-    int sockets_opened = 0;
-  };
-  Outcome finish_running() {
-    std::lock_guard lock(mutex_);
-    phase_ = Phase::finished;
-    return Outcome{aborted(), timed_out_, shut_down_, head_seen_, sockets_opened_};
+  enum class Push { accepted, pause, stop };
+  Push push_body(const char* data, std::size_t size) {
+    bool post = false;
+    {
+      std::lock_guard lock(mutex_);
+      if (aborted()) return Push::stop;
+      if (body_.size() >= kMaxBufferedBodyBytes) {
+        paused_ = true;
+        return Push::pause;
+      }
+      body_.append(data, size);
+      post = !std::exchange(drain_posted_, true);
+    }
+    if (post) executor_.post([self = shared_from_this()] { self->drain_body(); });
+    return Push::accepted;
   }
+
+  void post_complete(Status status) {
+    executor_.post([self = shared_from_this(), status = std::move(status)]() mutable {
+      self->deliver_complete(std::move(status));
+    });
+  }
+
   Error timeout_error() const {
     return Error::make(ErrorCode::timeout,
                        "HTTP " + request_.method + " " + request_.url + ": no response within " +
                            std::to_string(request_.timeout_ms) + " ms",
                        json{{"url", request_.url}, {"timeout_ms", request_.timeout_ms}});
   }
-
- private:
-  bool stop_requested_locked() const { return aborted() || timed_out_ || shut_down_; }
-
-  void interrupt_locked() {
-    for (int fd : sockets_) ::shutdown(fd, SHUT_RDWR);
+  Error shut_down_error() const {
+    return Error::make(ErrorCode::aborted,
+                       "HTTP " + request_.method + " " + request_.url +
+                           ": the HTTP client was shut down",
+                       json{{"url", request_.url}});
   }
 
+ private:
   void cancel_deadline() {
     if (deadline_ != kNoTimer) executor_.cancel_timer(deadline_);
     deadline_ = kNoTimer;
@@ -326,14 +344,14 @@ class RequestState {
   TimerId deadline_ = kNoTimer;
 
   std::atomic<bool> aborted_{false};
+  const std::shared_ptr<Hub> hub_;
 
   std::mutex mutex_;
-  Phase phase_ = Phase::queued;
   bool head_seen_ = false;
   bool timed_out_ = false;
-  bool shut_down_ = false;
-  int sockets_opened_ = 0;
-  std::vector<int> sockets_;  // dups of the current attempt's sockets
+  std::string body_;  // arrived, not yet delivered
+  bool drain_posted_ = false;
+  bool paused_ = false;  // the transfer is paused until the next drain
 };
 
 class NativeRequestHandle final : public HttpRequestHandle {
@@ -346,13 +364,437 @@ class NativeRequestHandle final : public HttpRequestHandle {
   std::shared_ptr<RequestState> state_;
 };
 
-HttpResponseHead make_head(const httplib::Response& res, const std::string& url) {
-  HttpResponseHead head;
-  head.status = res.status;
-  for (const auto& [name, value] : res.headers) head.headers.add(name, value);
-  head.final_url = url;
-  return head;
-}
+// The I/O-thread side of one request: its easy handle, across redirect hops.
+class Transfer {
+ public:
+  Transfer(std::shared_ptr<RequestState> state, const NativeHttpClientOptions& options)
+      : state_(std::move(state)),
+        options_(options),
+        url_(state_->request().url),
+        parsed_(state_->url()),
+        follow_(state_->request().follow_redirects && state_->request().method == "GET"),
+        reader_(detail::ResponseHeadLimits{options.max_response_header_fields,
+                                           options.max_response_header_bytes}) {
+    error_buffer_[0] = '\0';
+  }
+  ~Transfer() {
+    if (easy_ != nullptr) curl_easy_cleanup(easy_);
+    curl_slist_free_all(headers_);
+  }
+  Transfer(const Transfer&) = delete;
+  Transfer& operator=(const Transfer&) = delete;
+
+  // Creates and configures the easy handle (loop thread, in send()). An error names what
+  // libcurl refused.
+  std::optional<Error> init() {
+    easy_ = curl_easy_init();
+    if (easy_ == nullptr) return setup_error("curl_easy_init failed");
+    CURLcode rc = configure_constant();
+    if (rc == CURLE_OK) rc = configure_hop();
+    if (rc != CURLE_OK) return setup_error(curl_easy_strerror(rc));
+    return std::nullopt;
+  }
+
+  CURL* easy() const { return easy_; }
+  RequestState& state() const { return *state_; }
+
+  bool doomed() const { return doomed_; }
+  void doom() { doomed_ = true; }
+  // A DNS lookup of this hop runs on a libcurl resolver thread: removing the handle now
+  // would block this thread until getaddrinfo returns.
+  bool resolving() const { return resolving_ && !socket_opened_; }
+
+  // The hop to follow once this one finished, if any. Moves to it: reconfigures the easy
+  // handle (the caller re-adds it). False with error() set when libcurl refused.
+  bool has_next_hop() const { return redirect_to_.has_value() && !error_; }
+  bool start_next_hop() {
+    std::optional<Url> next = parse_http_url(*redirect_to_);
+    if (!next) {  // cannot happen: resolve_url returns parseable http(s) URLs
+      error_ = transport_error("the redirect target " + *redirect_to_ + " is not an http(s) URL");
+      return false;
+    }
+    ++hops_;
+    url_ = *std::exchange(redirect_to_, std::nullopt);
+    parsed_ = std::move(*next);
+    reader_.reset();
+    phase_ = Phase::head;
+    redirect_body_bytes_ = 0;
+    resolving_ = socket_opened_ = false;
+    reset_watchdog();
+    const CURLcode rc = configure_hop();
+    if (rc != CURLE_OK) {
+      error_ = transport_error(std::string("libcurl refused the redirect hop: ") +
+                               curl_easy_strerror(rc));
+      return false;
+    }
+    return true;
+  }
+
+  // The outcome once libcurl finished the transfer (or the watchdog stopped it).
+  Status outcome(CURLcode code) const {
+    if (error_) return *error_;
+    if (code == CURLE_OK && phase_ == Phase::body) return Status();
+    return curl_failure(code);
+  }
+
+  // The stall watchdog (write_timeout_ms, read_idle_timeout_ms). Returns false with
+  // error() set when the transfer must stop; otherwise lowers `next_check` to when it needs
+  // looking at again.
+  bool check_stalls(SteadyClock::time_point now, SteadyClock::time_point& next_check) {
+    const bool watch_write = options_.write_timeout_ms > 0;
+    const bool watch_read = options_.read_idle_timeout_ms > 0;
+    if (doomed_ || (!watch_write && !watch_read)) return true;
+    if (!request_sent_) {
+      curl_off_t pretransfer = 0;
+      curl_easy_getinfo(easy_, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
+      if (pretransfer <= 0) return true;  // still connecting (connect_timeout_ms bounds it)
+      curl_off_t uploaded = 0;
+      curl_easy_getinfo(easy_, CURLINFO_SIZE_UPLOAD_T, &uploaded);
+      const auto body_size = static_cast<curl_off_t>(state_->request().body.size());
+      if (uploaded >= body_size || phase_ != Phase::head) {
+        request_sent_ = true;
+        sent_at_ = now;
+      } else if (uploaded != uploaded_) {
+        uploaded_ = uploaded;
+        write_progress_at_ = now;
+      } else if (watch_write) {
+        const auto limit = std::chrono::milliseconds(options_.write_timeout_ms);
+        if (now - write_progress_at_ >= limit) {
+          error_ = transport_error(
+              "sending the request stalled: the server read nothing for " +
+              std::to_string(options_.write_timeout_ms) + " ms (" + std::to_string(uploaded) +
+              " of " + std::to_string(body_size) + " body bytes sent; write_timeout_ms)");
+          return false;
+        }
+        next_check = std::min(next_check, write_progress_at_ + limit);
+      }
+      if (!request_sent_) return true;
+    }
+    if (watch_read) {
+      const auto limit = std::chrono::milliseconds(options_.read_idle_timeout_ms);
+      const auto since = std::max(sent_at_, last_read_at_);
+      if (now - since >= limit) {
+        error_ = transport_error("the server sent nothing for " +
+                                 std::to_string(options_.read_idle_timeout_ms) +
+                                 " ms (read_idle_timeout_ms)");
+        return false;
+      }
+      next_check = std::min(next_check, since + limit);
+    }
+    return true;
+  }
+
+  // --- libcurl callbacks (I/O thread) -------------------------------------------------
+
+  static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* self) {
+    return static_cast<Transfer*>(self)->header_line(std::string_view(data, size * n));
+  }
+  static std::size_t on_body(char* data, std::size_t size, std::size_t n, void* self) {
+    return static_cast<Transfer*>(self)->body_bytes(data, size * n);
+  }
+  static int on_resolver_start(void*, void*, void* self) {
+    auto* t = static_cast<Transfer*>(self);
+    t->resolving_ = !is_ip_literal(t->parsed_.host);
+    return 0;
+  }
+  static curl_socket_t on_open_socket(void* self, curlsocktype, curl_sockaddr* address) {
+    auto* t = static_cast<Transfer*>(self);
+    t->socket_opened_ = true;
+    if (t->doomed_) return CURL_SOCKET_BAD;  // aborted while resolving: stop here
+    return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+  }
+
+ private:
+  enum class Phase { head, redirect_body, body };
+
+  bool sends_body() const {
+    return state_->request().method == "POST" || !state_->request().body.empty();
+  }
+
+  CURLcode configure_constant() {
+    CURLcode rc = CURLE_OK;
+    auto set = [&](CURLoption option, auto value) {
+      if (rc == CURLE_OK) rc = curl_easy_setopt(easy_, option, value);
+    };
+    const HttpRequest& request = state_->request();
+    set(CURLOPT_PRIVATE, static_cast<void*>(this));
+    set(CURLOPT_NOSIGNAL, 1L);
+    set(CURLOPT_PROTOCOLS_STR, "http,https");
+    set(CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+    set(CURLOPT_FOLLOWLOCATION, 0L);  // hops are followed here (caps, https→http, final_url)
+    set(CURLOPT_PATH_AS_IS, 1L);
+    set(CURLOPT_PROXY, "");  // "" = no proxy, whatever the environment says
+    set(CURLOPT_ERRORBUFFER, error_buffer_);
+    set(CURLOPT_HEADERFUNCTION, &Transfer::on_header);
+    set(CURLOPT_HEADERDATA, static_cast<void*>(this));
+    set(CURLOPT_WRITEFUNCTION, &Transfer::on_body);
+    set(CURLOPT_WRITEDATA, static_cast<void*>(this));
+    set(CURLOPT_RESOLVER_START_FUNCTION, &Transfer::on_resolver_start);
+    set(CURLOPT_RESOLVER_START_DATA, static_cast<void*>(this));
+    set(CURLOPT_OPENSOCKETFUNCTION, &Transfer::on_open_socket);
+    set(CURLOPT_OPENSOCKETDATA, static_cast<void*>(this));
+    set(CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms > 0
+                                                         ? options_.connect_timeout_ms
+                                                         : 30000));
+    set(CURLOPT_TCP_KEEPALIVE, 1L);  // idle SSE streams: notice a peer that vanished
+    if (options_.max_idle_connections == 0) {
+      set(CURLOPT_FORBID_REUSE, 1L);
+    } else {
+      const std::int64_t age_ms = std::max<std::int64_t>(options_.idle_connection_timeout_ms, 1);
+      set(CURLOPT_MAXAGE_CONN, static_cast<long>((age_ms + 999) / 1000));
+    }
+    if (!options_.ca_cert_file.empty()) set(CURLOPT_CAINFO, options_.ca_cert_file.c_str());
+    if (!options_.ca_cert_dir.empty()) set(CURLOPT_CAPATH, options_.ca_cert_dir.c_str());
+    // Only what the options name, not the system store besides.
+    if (!options_.ca_cert_file.empty() && options_.ca_cert_dir.empty()) {
+      set(CURLOPT_CAPATH, static_cast<const char*>(nullptr));
+    }
+    if (options_.ca_cert_file.empty() && !options_.ca_cert_dir.empty()) {
+      set(CURLOPT_CAINFO, static_cast<const char*>(nullptr));
+    }
+    set(CURLOPT_SSL_VERIFYPEER, 1L);
+    set(CURLOPT_SSL_VERIFYHOST, 2L);
+    if (!options_.user_agent.empty()) set(CURLOPT_USERAGENT, options_.user_agent.c_str());
+
+    if (request.method == "GET") {
+      set(CURLOPT_HTTPGET, 1L);
+    } else if (request.method == "HEAD") {
+      set(CURLOPT_NOBODY, 1L);
+    } else if (request.method == "POST") {
+      set(CURLOPT_POST, 1L);
+    } else {
+      set(CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    }
+    if (sends_body()) {
+      set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+      set(CURLOPT_POSTFIELDS, request.body.data());
+    }
+    return rc;
+  }
+
+  // What changes per hop: the URL, and which request headers may go there.
+  CURLcode configure_hop() {
+    const HttpRequest& request = state_->request();
+    curl_url_ = curl_url_for(parsed_);
+    const bool leaves_origin = !same_origin(url_, request.url);
+    curl_slist_free_all(std::exchange(headers_, nullptr));
+    bool ok = true;
+    auto add = [&](const std::string& line) {
+      if (!ok) return;
+      curl_slist* grown = curl_slist_append(headers_, line.c_str());
+      if (grown == nullptr) ok = false;
+      headers_ = grown != nullptr ? grown : headers_;
+    };
+    for (const HttpHeader& h : request.headers) {
+      if (leaves_origin && is_origin_bound_header(h.name)) continue;
+      // "Name:" would make libcurl drop the field; "Name;" sends it with an empty value.
+      add(h.value.empty() ? h.name + ";" : h.name + ": " + h.value);
+    }
+    // libcurl's own defaults that the seam does not want: "Expect: 100-continue" on large
+    // bodies (a round trip of delay, and servers that ignore it), and a form Content-Type
+    // on a body the caller gave no type.
+    if (!request.headers.has("Expect")) add("Expect:");
+    if (sends_body() && !request.headers.has("Content-Type")) add("Content-Type:");
+    if (!ok) return CURLE_OUT_OF_MEMORY;
+    CURLcode rc = curl_easy_setopt(easy_, CURLOPT_URL, curl_url_.c_str());
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_);
+    return rc;
+  }
+
+  void reset_watchdog() {
+    request_sent_ = false;
+    uploaded_ = -1;
+    write_progress_at_ = sent_at_ = last_read_at_ = SteadyClock::time_point{};
+  }
+
+  std::size_t header_line(std::string_view line) {
+    if (doomed_ || state_->stop_requested()) return 0;
+    last_read_at_ = SteadyClock::now();
+    switch (reader_.feed_line(line)) {
+      case detail::ResponseHeadReader::Event::more:
+      case detail::ResponseHeadReader::Event::interim_head:
+      case detail::ResponseHeadReader::Event::trailers_end:
+        return line.size();
+      case detail::ResponseHeadReader::Event::final_head:
+        return final_head() ? line.size() : 0;
+      case detail::ResponseHeadReader::Event::failed:
+        error_ = head_cap_error();
+        return 0;  // libcurl stops the transfer here: nothing more is read
+    }
+    return 0;
+  }
+
+  // The final head of this hop: follow it, or hand it to the executor.
+  bool final_head() {
+    const int status = reader_.status();
+    if (follow_ && is_redirect_status(status)) {
+      if (const std::string* location = reader_.headers().find("Location")) {
+        if (std::optional<std::string> target = resolve_url(url_, *location)) {
+          std::optional<Url> next = parse_http_url(*target);
+          if (next && parsed_.scheme == "https" && next->scheme == "http") {
+            error_ = transport_error("refused to follow a redirect from https to http (" +
+                                     *target + "): it would send the request unencrypted");
+            return false;
+          }
+          if (hops_ >= state_->request().max_redirects) {
+            error_ = Error::make(ErrorCode::transport,
+                                 "HTTP GET " + state_->request().url +
+                                     ": too many redirects (more than " +
+                                     std::to_string(state_->request().max_redirects) +
+                                     "), the last to " + *target,
+                                 json{{"url", state_->request().url}, {"last_url", *target}});
+            return false;
+          }
+          redirect_to_ = std::move(target);
+          phase_ = Phase::redirect_body;
+          return true;
+        }
+      }
+    }
+    phase_ = Phase::body;
+    HttpResponseHead head;
+    head.status = status;
+    head.headers = reader_.headers();
+    head.final_url = url_;
+    return state_->post_head(std::move(head));
+  }
+
+  std::size_t body_bytes(const char* data, std::size_t size) {
+    if (doomed_) return 0;
+    last_read_at_ = SteadyClock::now();
+    if (phase_ == Phase::redirect_body) {
+      redirect_body_bytes_ += size;
+      return redirect_body_bytes_ > kMaxRedirectBodyBytes ? 0 : size;
+    }
+    switch (state_->push_body(data, size)) {
+      case RequestState::Push::accepted:
+        return size;
+      case RequestState::Push::pause:
+        return CURL_WRITEFUNC_PAUSE;
+      case RequestState::Push::stop:
+        return 0;
+    }
+    return 0;
+  }
+
+  Error transport_error(const std::string& what) const {
+    const HttpRequest& request = state_->request();
+    return Error::make(ErrorCode::transport,
+                       "HTTP " + request.method + " " + url_ + " failed: " + what,
+                       json{{"url", url_}});
+  }
+
+  Error head_cap_error() const {
+    const HttpRequest& request = state_->request();
+    const bool fields = reader_.failure() == detail::ResponseHeadReader::Failure::too_many_fields;
+    const bool bytes = reader_.failure() == detail::ResponseHeadReader::Failure::too_many_bytes;
+    std::string what = reader_.error();
+    json data = {{"url", url_}};
+    if (fields || bytes) {
+      const char* option = fields ? "max_response_header_fields" : "max_response_header_bytes";
+      what += " (the limit, NativeHttpClientOptions::" + std::string(option) +
+              "); stopped reading it";
+      data["limit"] = option;
+      data["max"] = fields ? reader_.limits().max_fields : reader_.limits().max_bytes;
+    }
+    return Error::make(ErrorCode::transport,
+                       "HTTP " + request.method + " " + url_ + " failed: " + what,
+                       std::move(data));
+  }
+
+  Error curl_failure(CURLcode code) const {
+    const bool head_seen = phase_ == Phase::body;
+    std::string what;
+    switch (code) {
+      case CURLE_OK:  // finished without a final head: a connection closed mid-head
+      case CURLE_GOT_NOTHING:
+        what = "the connection closed before a response arrived";
+        break;
+      case CURLE_COULDNT_RESOLVE_HOST:
+        what = "could not resolve host \"" + parsed_.host + "\"";
+        break;
+      case CURLE_COULDNT_CONNECT:
+        what = "could not connect (connection refused or host unreachable)";
+        break;
+      case CURLE_OPERATION_TIMEDOUT:
+        what = "connecting timed out after " + std::to_string(options_.connect_timeout_ms) +
+               " ms (connect_timeout_ms)";
+        break;
+      case CURLE_SSL_CONNECT_ERROR:
+        what = "the TLS handshake failed";
+        break;
+      case CURLE_PEER_FAILED_VERIFICATION:
+        what = "the server's TLS certificate could not be verified (untrusted, expired, or "
+               "issued for another name)";
+        break;
+      case CURLE_SSL_CACERT_BADFILE:
+        what = "the CA certificates could not be loaded";
+        break;
+      case CURLE_SEND_ERROR:
+        what = "sending the request failed";
+        break;
+      case CURLE_RECV_ERROR:
+      case CURLE_PARTIAL_FILE:
+        what = head_seen ? "the connection broke before the response body was complete"
+                         : "the connection closed before a response arrived";
+        break;
+      case CURLE_WEIRD_SERVER_REPLY:
+      case CURLE_UNSUPPORTED_PROTOCOL:
+        what = "the server's answer is not valid HTTP";
+        break;
+      case CURLE_OUT_OF_MEMORY:
+        what = head_seen ? "out of memory"
+                         : "a response header line is longer than libcurl accepts (the "
+                           "response head is capped at " +
+                               std::to_string(reader_.limits().max_bytes) + " bytes)";
+        break;
+      default:
+        what = "the request failed";
+        break;
+    }
+    std::string detail = curl_easy_strerror(code);
+    if (error_buffer_[0] != '\0') detail += ": " + std::string(error_buffer_);
+    const HttpRequest& request = state_->request();
+    return Error::make(ErrorCode::transport,
+                       "HTTP " + request.method + " " + url_ + " failed: " + what + " [curl: " +
+                           detail + "]",
+                       json{{"url", url_}, {"curl_error", curl_easy_strerror(code)},
+                            {"curl_code", static_cast<int>(code)}});
+  }
+
+  Error setup_error(const std::string& why) const {
+    return Error::make(ErrorCode::transport,
+                       "HTTP " + state_->request().method + " " + state_->request().url +
+                           ": could not set up the request (" + why + ")",
+                       json{{"url", state_->request().url}});
+  }
+
+  const std::shared_ptr<RequestState> state_;
+  const NativeHttpClientOptions& options_;
+  CURL* easy_ = nullptr;
+  curl_slist* headers_ = nullptr;
+  std::string url_;       // this hop's URL as the core wrote it (final_url)
+  Url parsed_;            // ... parsed
+  std::string curl_url_;  // ... as handed to libcurl
+  const bool follow_;
+  int hops_ = 0;
+  detail::ResponseHeadReader reader_;
+  Phase phase_ = Phase::head;
+  std::optional<std::string> redirect_to_;
+  std::size_t redirect_body_bytes_ = 0;
+  std::optional<Error> error_;  // the transfer's own failure (caps, redirects, stalls)
+  bool doomed_ = false;         // aborted while resolving: dropped once the lookup returned
+  bool resolving_ = false;
+  bool socket_opened_ = false;
+  char error_buffer_[CURL_ERROR_SIZE];
+
+  // Watchdog (check_stalls).
+  bool request_sent_ = false;
+  curl_off_t uploaded_ = -1;
+  SteadyClock::time_point write_progress_at_{};
+  SteadyClock::time_point sent_at_{};
+  SteadyClock::time_point last_read_at_{};
+};
 
 }  // namespace
 
@@ -360,252 +802,205 @@ HttpResponseHead make_head(const httplib::Response& res, const std::string& url)
 
 struct NativeHttpClient::Impl {
   Impl(NativeExecutor& ex, NativeHttpClientOptions opts) : executor(ex), options(std::move(opts)) {
-    if (options.max_threads == 0) options.max_threads = 1;
+    init_error = init();
   }
 
   NativeExecutor& executor;
-  NativeHttpClientOptions options;
+  const NativeHttpClientOptions options;
+  CURLM* multi = nullptr;
+  std::shared_ptr<Hub> hub;
+  std::optional<Error> init_error;  // reported by every send()
 
-  mutable std::mutex mutex;
-  std::condition_variable wake;
-  std::deque<std::shared_ptr<RequestState>> queue;
-  std::vector<std::shared_ptr<RequestState>> running;
-  std::vector<std::thread> threads;
-  std::vector<std::thread::id> retired;  // exited workers, still to be joined
-  std::size_t alive = 0;                 // workers not retired
-  std::size_t idle = 0;                  // workers waiting for a request
-  bool stopping = false;
+  std::mutex thread_mutex;
+  std::thread io_thread;
+  std::atomic<bool> thread_alive{false};
 
-  // Joins the workers that retired (they are past their last use of the pool).
-  void join_retired() {
-    std::vector<std::thread> done;
-    {
-      std::lock_guard lock(mutex);
-      for (std::thread::id id : retired) {
-        auto it = std::find_if(threads.begin(), threads.end(),
-                               [id](const std::thread& t) { return t.get_id() == id; });
-        if (it != threads.end()) {
-          done.push_back(std::move(*it));
-          threads.erase(it);
-        }
-      }
-      retired.clear();
+  // I/O thread only.
+  std::unordered_map<RequestState*, std::unique_ptr<Transfer>> transfers;
+
+  std::optional<Error> init() {
+    if (!curl_ready()) {
+      return Error::make(ErrorCode::transport, "libcurl could not be initialised");
     }
-    for (std::thread& t : done) t.join();
+    multi = curl_multi_init();
+    if (multi == nullptr) return Error::make(ErrorCode::transport, "curl_multi_init failed");
+    curl_multi_setopt(multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_NOTHING));
+    curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+                      static_cast<long>(options.max_connections));
+    if (options.max_idle_connections > 0) {
+      curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(options.max_idle_connections));
+    }
+    hub = std::make_shared<Hub>(multi);
+    return std::nullopt;
   }
 
-  void worker_main() {
+  std::optional<Error> ensure_thread() {
+    std::lock_guard lock(thread_mutex);
+    if (io_thread.joinable()) return std::nullopt;
+    try {
+      io_thread = std::thread([this] { io_main(); });
+      thread_alive = true;
+    } catch (const std::system_error& e) {
+      return Error::make(ErrorCode::transport,
+                         "could not start the HTTP I/O thread: " + std::string(e.what()));
+    }
+    return std::nullopt;
+  }
+
+  void shut_down() {
+    if (hub) hub->stop();
+    {
+      std::lock_guard lock(thread_mutex);
+      if (io_thread.joinable()) io_thread.join();
+      thread_alive = false;
+    }
+    if (hub) {
+      if (CURLM* m = hub->detach_multi()) curl_multi_cleanup(m);
+    } else if (multi != nullptr) {
+      curl_multi_cleanup(multi);
+    }
+    multi = nullptr;
+  }
+
+  // --- I/O thread ---------------------------------------------------------------------
+
+  void io_main() {
     block_sigpipe_on_this_thread();
-    std::unique_lock lock(mutex);
     for (;;) {
-      while (queue.empty() && !stopping) {
-        ++idle;
-        wake.wait(lock);
-        --idle;
+      bool stopping = false;
+      for (Command& command : hub->take(stopping)) run_command(command, stopping);
+      if (stopping) break;
+
+      int running = 0;
+      curl_multi_perform(multi, &running);
+      collect_finished();
+      reap_doomed();
+      const SteadyClock::time_point now = SteadyClock::now();
+      SteadyClock::time_point next_check = SteadyClock::time_point::max();
+      check_stalls(now, next_check);
+
+      int wait_ms = kIdlePollMs;
+      if (next_check != SteadyClock::time_point::max()) {
+        const auto until = std::chrono::ceil<std::chrono::milliseconds>(next_check - now).count();
+        wait_ms = static_cast<int>(std::clamp<std::int64_t>(until, 0, kIdlePollMs));
       }
-      if (stopping) return;  // the destructor reports what is still queued
-      std::shared_ptr<RequestState> state = std::move(queue.front());
-      queue.pop_front();
-      running.push_back(state);
-      lock.unlock();
-      run(state);
-      lock.lock();
-      running.erase(std::find(running.begin(), running.end(), state));
-      if (stopping) return;
-      if (queue.empty() && idle >= options.max_idle_threads) {
-        --alive;
-        retired.push_back(std::this_thread::get_id());
+      curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);  // libcurl's own timers cap it too
+    }
+    // Winding down: every transfer stops here; requests nobody aborted hear why. A removal
+    // during a DNS lookup waits for it (no resolver thread outlives the client).
+    for (auto& [key, transfer] : transfers) {
+      curl_multi_remove_handle(multi, transfer->easy());
+      if (!transfer->state().stop_requested()) {
+        transfer->state().post_complete(transfer->state().shut_down_error());
+      }
+    }
+    hub->in_flight -= transfers.size();
+    transfers.clear();
+  }
+
+  void run_command(Command& command, bool stopping) {
+    switch (command.kind) {
+      case Command::Kind::start: {
+        RequestState& state = *command.state;
+        if (state.stop_requested()) {
+          --hub->in_flight;  // aborted or timed out before it started
+          return;
+        }
+        if (stopping) {
+          state.post_complete(state.shut_down_error());
+          --hub->in_flight;
+          return;
+        }
+        Transfer* transfer = command.transfer.get();
+        transfers.emplace(&state, std::move(command.transfer));
+        const CURLMcode rc = curl_multi_add_handle(multi, transfer->easy());
+        if (rc != CURLM_OK) {
+          state.post_complete(Error::make(
+              ErrorCode::transport,
+              "HTTP " + state.request().method + " " + state.request().url +
+                  ": could not start the transfer (" + curl_multi_strerror(rc) + ")",
+              json{{"url", state.request().url}}));
+          drop(transfer, false);
+        }
+        return;
+      }
+      case Command::Kind::cancel: {
+        auto it = transfers.find(command.state.get());
+        if (it == transfers.end()) return;  // finished already, or not started yet
+        Transfer* transfer = it->second.get();
+        if (transfer->resolving()) {
+          transfer->doom();  // removed once its lookup returned (reap_doomed)
+          return;
+        }
+        drop(transfer, true);
+        return;
+      }
+      case Command::Kind::resume: {
+        auto it = transfers.find(command.state.get());
+        if (it != transfers.end()) curl_easy_pause(it->second->easy(), CURLPAUSE_CONT);
         return;
       }
     }
   }
 
-  std::unique_ptr<httplib::ClientImpl> make_client(const Url& url, RequestState& state) const {
-    std::unique_ptr<httplib::ClientImpl> cli;
-    if (url.scheme == "https") {
-      auto ssl = std::make_unique<httplib::SSLClient>(socket_host(url), url.port);
-      if (!options.ca_cert_file.empty() || !options.ca_cert_dir.empty()) {
-        ssl->set_ca_cert_path(options.ca_cert_file, options.ca_cert_dir);
-      }
-      ssl->enable_server_certificate_verification(true);
-      cli = std::move(ssl);
-    } else {
-      cli = std::make_unique<httplib::ClientImpl>(socket_host(url), url.port);
-    }
-    cli->set_keep_alive(false);
-    cli->set_follow_location(false);  // we follow, to report final_url and bound the hops
-    cli->set_url_encode(false);
-
-    std::int64_t connect_ms = options.connect_timeout_ms > 0 ? options.connect_timeout_ms : 30000;
-    if (state.request().timeout_ms > 0) connect_ms = std::min(connect_ms, state.request().timeout_ms);
-    set_timeout(*cli, &httplib::ClientImpl::set_connection_timeout, connect_ms);
-    set_timeout(*cli, &httplib::ClientImpl::set_write_timeout,
-                options.write_timeout_ms > 0 ? options.write_timeout_ms : 30000);
-    set_timeout(*cli, &httplib::ClientImpl::set_read_timeout,
-                options.read_idle_timeout_ms > 0
-                    ? std::min(options.read_idle_timeout_ms, kEffectivelyNoReadTimeoutMs)
-                    : kEffectivelyNoReadTimeoutMs);
-    cli->set_socket_options([&state](socket_t sock) { state.on_socket_opened(sock); });
-    return cli;
+  // Removes a transfer from the multi (when it is in it) and destroys it.
+  void drop(Transfer* transfer, bool in_multi) {
+    if (in_multi) curl_multi_remove_handle(multi, transfer->easy());
+    transfers.erase(&transfer->state());
+    --hub->in_flight;
   }
 
-  void post(const std::shared_ptr<RequestState>& state, Status status) {
-    executor.post([state, status = std::move(status)]() mutable {
-      state->deliver_complete(std::move(status));
-    });
+  void collect_finished() {
+    int left = 0;
+    while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
+      if (msg->msg != CURLMSG_DONE) continue;
+      void* priv = nullptr;
+      curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &priv);
+      auto* transfer = static_cast<Transfer*>(priv);
+      const CURLcode code = msg->data.result;  // msg is invalid after the removal
+      finish(transfer, code);
+    }
   }
 
-  // Runs one request on this worker thread: connect, send, stream the answer, follow GET
-  // redirects when asked, then post the completion.
-  void run(const std::shared_ptr<RequestState>& state) {
-    if (!state->begin_running()) return;
-
-    const HttpRequest& request = state->request();
-    const bool follow = request.follow_redirects && request.method == "GET";
-    std::string current_url = request.url;
-    Url current = state->url();
-    int hops = 0;
-    httplib::Error error = httplib::Error::Success;
-    bool ok = false;
-    std::optional<Error> own_error;
-
-    for (;;) {
-      if (state->stop_requested()) break;
-      std::unique_ptr<httplib::ClientImpl> cli = make_client(current, *state);
-
-      httplib::Request req;
-      req.method = request.method;
-      req.path = request_target(current);
-      for (const HttpHeader& h : request.headers) req.headers.emplace(h.name, h.value);
-      if (!request.headers.has("User-Agent") && !options.user_agent.empty()) {
-        req.headers.emplace("User-Agent", options.user_agent);
+  // A transfer ended (libcurl finished it, or the watchdog stopped it): the next redirect
+  // hop, or the completion.
+  void finish(Transfer* transfer, CURLcode code) {
+    curl_multi_remove_handle(multi, transfer->easy());
+    RequestState& state = transfer->state();
+    if (transfer->doomed() || state.stop_requested()) {
+      drop(transfer, false);
+      return;
+    }
+    if (transfer->has_next_hop()) {
+      if (transfer->start_next_hop() && curl_multi_add_handle(multi, transfer->easy()) == CURLM_OK) {
+        return;
       }
-      req.body = request.body;
-
-      std::optional<std::string> redirect_to;
-      bool head_posted = false;
-      req.response_handler = [&](const httplib::Response& res) {
-        if (follow && is_redirect_status(res.status) && res.has_header("Location")) {
-          std::optional<std::string> target =
-              resolve_url(current_url, res.get_header_value("Location"));
-          if (target) {
-            redirect_to = std::move(target);
-            return false;  // drop this hop's body and connection
-          }
-        }
-        if (!state->claim_head()) return false;
-        head_posted = true;
-        executor.post([state, head = make_head(res, current_url)] { state->deliver_head(head); });
-        return true;
-      };
-      req.content_receiver = [&](const char* data, std::size_t size, std::uint64_t,
-                                 std::uint64_t) {
-        if (state->aborted()) return false;
-        executor.post([state, bytes = std::string(data, size)] { state->deliver_chunk(bytes); });
-        return true;
-      };
-
-      httplib::Response res;
-      error = httplib::Error::Success;
-      ok = cli->send(req, res, error);
-      state->end_attempt();
-      cli.reset();
-
-      if (redirect_to) {
-        if (hops >= request.max_redirects) {
-          own_error = Error::make(
-              ErrorCode::transport,
-              "HTTP GET " + request.url + ": too many redirects (more than " +
-                  std::to_string(request.max_redirects) + "), the last to " + *redirect_to,
-              json{{"url", request.url}, {"last_url", *redirect_to}});
-          break;
-        }
-        std::optional<Url> next = parse_http_url(*redirect_to);
-        if (!next) break;  // cannot happen: resolve_url returns parseable http(s) URLs
-        ++hops;
-        current_url = *redirect_to;
-        current = *next;
-        continue;
-      }
-      // A 204 (and any answer httplib reads without calling the response handler) still
-      // has a head to report.
-      if (ok && !head_posted) {
-        if (state->claim_head()) {
-          executor.post([state, head = make_head(res, current_url)] { state->deliver_head(head); });
-        } else {
-          ok = false;
-        }
-      }
-      break;
     }
-
-    const RequestState::Outcome outcome = state->finish_running();
-    if (outcome.aborted) return;
-    if (outcome.shut_down) {
-      post(state, Error::make(ErrorCode::aborted,
-                              "HTTP " + request.method + " " + request.url +
-                                  ": the HTTP client was shut down",
-                              json{{"url", request.url}}));
-      return;
-    }
-    if (outcome.timed_out) {
-      post(state, state->timeout_error());
-      return;
-    }
-    if (own_error) {
-      post(state, std::move(*own_error));
-      return;
-    }
-    if (ok) {
-      post(state, Status());
-      return;
-    }
-    post(state, failure(request, current_url, current, error, outcome));
+    state.post_complete(transfer->outcome(code));
+    drop(transfer, false);
   }
 
-  Error failure(const HttpRequest& request, const std::string& url, const Url& parsed,
-                httplib::Error error, const RequestState::Outcome& outcome) const {
-    if (error == httplib::Error::ConnectionTimeout && request.timeout_ms > 0 &&
-        request.timeout_ms <= options.connect_timeout_ms) {
-      return Error::make(ErrorCode::timeout,
-                         "HTTP " + request.method + " " + url + ": no connection within " +
-                             std::to_string(request.timeout_ms) + " ms",
-                         json{{"url", url}, {"timeout_ms", request.timeout_ms}});
+  void reap_doomed() {
+    std::vector<Transfer*> done;
+    for (auto& [key, transfer] : transfers) {
+      if (transfer->doomed() && !transfer->resolving()) done.push_back(transfer.get());
     }
-    const std::string what =
-        describe(error, outcome.head_seen, outcome.sockets_opened > 0, parsed.host);
-    return Error::make(ErrorCode::transport,
-                       "HTTP " + request.method + " " + url + " failed: " + what +
-                           " [httplib: " + httplib::to_string(error) + "]",
-                       json{{"url", url}, {"httplib_error", httplib::to_string(error)}});
+    for (Transfer* t : done) drop(t, true);
+  }
+
+  void check_stalls(SteadyClock::time_point now, SteadyClock::time_point& next_check) {
+    std::vector<Transfer*> stalled;
+    for (auto& [key, transfer] : transfers) {
+      if (!transfer->check_stalls(now, next_check)) stalled.push_back(transfer.get());
+    }
+    for (Transfer* t : stalled) finish(t, CURLE_OK);  // outcome() reports the stall error
   }
 };
 
 NativeHttpClient::NativeHttpClient(NativeExecutor& executor, NativeHttpClientOptions options)
     : impl_(std::make_unique<Impl>(executor, std::move(options))) {}
 
-NativeHttpClient::~NativeHttpClient() {
-  std::vector<std::shared_ptr<RequestState>> queued;
-  std::vector<std::thread> threads;
-  {
-    std::lock_guard lock(impl_->mutex);
-    impl_->stopping = true;
-    for (auto& state : impl_->running) state->shut_down();
-    for (auto& state : impl_->queue) {
-      if (state->shut_down()) queued.push_back(state);
-    }
-    impl_->queue.clear();
-    threads = std::move(impl_->threads);
-  }
-  impl_->wake.notify_all();
-  for (std::thread& t : threads) t.join();
-  for (auto& state : queued) {
-    impl_->post(state, Error::make(ErrorCode::aborted,
-                                   "HTTP " + state->request().method + " " +
-                                       state->request().url + ": the HTTP client was shut down",
-                                   json{{"url", state->request().url}}));
-  }
-}
+NativeHttpClient::~NativeHttpClient() { impl_->shut_down(); }
 
 Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest request,
                                                                   HttpCallbacks callbacks) {
@@ -627,34 +1022,20 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
     }
   }
 
-  impl_->join_retired();
+  if (impl_->init_error) return *impl_->init_error;
 
   const std::int64_t timeout_ms = request.timeout_ms;
   auto state = std::make_shared<RequestState>(impl_->executor, std::move(request), std::move(*url),
-                                              std::move(callbacks));
-  {
-    std::lock_guard lock(impl_->mutex);
-    if (impl_->stopping) {
-      return Error::make(ErrorCode::aborted, "the HTTP client is shutting down");
-    }
-    impl_->queue.push_back(state);
-    // Requests beyond the idle workers (some may be woken but not running yet) need a new
-    // worker, up to the cap.
-    if (impl_->queue.size() > impl_->idle && impl_->alive < impl_->options.max_threads) {
-      try {
-        impl_->threads.emplace_back([impl = impl_.get()] { impl->worker_main(); });
-        ++impl_->alive;
-      } catch (const std::system_error& e) {
-        if (impl_->alive == 0) {
-          impl_->queue.pop_back();
-          return Error::make(ErrorCode::transport,
-                             "could not start an HTTP worker thread: " + std::string(e.what()));
-        }
-        // Otherwise it waits for a running worker.
-      }
-    }
+                                              std::move(callbacks), impl_->hub);
+  auto transfer = std::make_unique<Transfer>(state, impl_->options);
+  if (std::optional<Error> e = transfer->init()) return std::move(*e);
+  if (std::optional<Error> e = impl_->ensure_thread()) return std::move(*e);
+
+  ++impl_->hub->in_flight;
+  if (!impl_->hub->push(Command{Command::Kind::start, state, std::move(transfer)})) {
+    --impl_->hub->in_flight;
+    return Error::make(ErrorCode::aborted, "the HTTP client is shutting down");
   }
-  impl_->wake.notify_one();
 
   if (timeout_ms > 0) {
     std::weak_ptr<RequestState> weak = state;
@@ -666,13 +1047,9 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
 }
 
 std::size_t NativeHttpClient::in_flight() const {
-  std::lock_guard lock(impl_->mutex);
-  return impl_->queue.size() + impl_->running.size();
+  return impl_->hub ? impl_->hub->in_flight.load() : 0;
 }
 
-std::size_t NativeHttpClient::thread_count() const {
-  std::lock_guard lock(impl_->mutex);
-  return impl_->alive;
-}
+std::size_t NativeHttpClient::thread_count() const { return impl_->thread_alive ? 1 : 0; }
 
 }  // namespace mcprt::native

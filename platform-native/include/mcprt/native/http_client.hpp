@@ -1,45 +1,66 @@
 #pragma once
-// NativeHttpClient: the native HttpClient (mcprt/platform/http_client.hpp) on cpp-httplib
-// 0.11 (+OpenSSL for https), one worker thread per request in flight, every result posted
-// to the NativeExecutor.
+// NativeHttpClient: the native HttpClient (mcprt/platform/http_client.hpp) on libcurl's multi
+// interface (Debian's libcurl4-openssl-dev: OpenSSL for https), every transfer driven by
+// one I/O thread, every result posted to the NativeExecutor.
 //
 // Implements:
-//  [x] http:// and https:// (httplib::SSLClient; certificates verified against the system
-//      CA store, or the CA file/dir in the options), SNI and host-name check by httplib
-//  [x] the seam's callback sequence — head, body chunks as they arrive, complete — posted
-//      to the executor; no callback ever runs on a worker thread or inside send()
-//  [x] a 204 (which httplib answers without a response handler) still reports its head
+//  [x] http:// and https:// (OpenSSL; certificates verified against the system CA store, or
+//      the CA file/dir in the options; host name checked), HTTP/1.1
+//  [x] the seam's callback sequence — head once, body chunks as they arrive, complete once
+//      — posted to the executor; no callback ever runs on the I/O thread or inside send()
+//  [x] keep-alive: one connection cache for every request of the client, so requests to an
+//      origin reuse an idle connection; at most max_idle_connections idle ones are kept, and
+//      an idle one older than idle_connection_timeout_ms is closed, not reused
+//  [x] concurrent transfers each get their own connection (no pipelining, no HTTP/2), so a
+//      long-lived SSE stream never holds up a POST; at most max_connections are open at
+//      once, more requests wait (FIFO) for one to free up, their timeout_ms still running
+//  [x] response head caps: more than max_response_header_fields fields or
+//      max_response_header_bytes bytes (the same caps again for a chunked body's trailers)
+//      fail the request at once with ErrorCode::transport naming the URL and the limit;
+//      the transfer is stopped there, so a server sending headers forever costs nothing
+//  [x] a body the executor has not taken yet is held up to 1 MiB per request; beyond it the
+//      transfer pauses (stops reading the socket) until the executor caught up
 //  [x] HttpRequest::timeout_ms as a deadline until the head (connect + send + head,
 //      redirect hops included) → ErrorCode::timeout; a streamed body is never cut by it
-//  [x] GET redirects (301/302/303/307/308) when follow_redirects, at most max_redirects
-//      hops, final_url reported; otherwise the 3xx head is reported as it is
-//  [x] abort(): marks the request aborted and shuts its socket down, so a read blocked on
-//      a silent server or an idle SSE stream returns at once; no callback runs after
-//      abort() returned (posted closures check the flag on the executor thread)
-//  [x] errors: ErrorCode::transport naming the method, the URL and httplib's error
-//      (refused, unresolvable host, TLS, a body cut short), ErrorCode::timeout,
-//      ErrorCode::aborted when the client itself is destroyed under a live request
-//  [x] SIGPIPE is blocked on the worker threads (httplib writes with plain send(2)), so a
-//      peer that went away never kills the host; no process-wide signal change
-//  [ ] no connection reuse: every request opens its own connection (`Connection: close`)
-//  [ ] no proxy support, no client certificates, no HTTP/2
+//  [x] GET redirects (301/302/303/307/308) when follow_redirects: at most max_redirects
+//      hops, an https→http hop refused with a clear error, final_url reported;
+//      Authorization, Proxy-Authorization, Cookie, Mcp-Session-Id and MCP-Protocol-Version
+//      are not sent to a hop on another origin (the core follows hops itself when
+//      configured credentials are involved). Without follow_redirects, or for other
+//      methods, the 3xx head is reported as it is; nothing is ever sent elsewhere on the
+//      client's own initiative
+//  [x] request targets as the core hands them over (wire form: never re-encoded, dot
+//      segments kept); only bytes that cannot appear on a request line are %-escaped;
+//      userinfo in a URL is never sent (no implicit Basic auth); no proxy from the
+//      environment, no cookies, no .netrc, no compression requested (no Accept-Encoding)
+//  [x] abort(): no callback runs after it returned; the transfer is stopped on the I/O
+//      thread (its connection closed), without blocking the caller
+//  [x] errors: ErrorCode::transport naming the method, the URL and what failed (refused,
+//      unresolvable host, TLS, a body cut short, a stalled upload, read idle timeout, the
+//      header caps) plus libcurl's own words; ErrorCode::aborted when the client itself is
+//      destroyed under a live request
+//  [x] no SIGPIPE: CURLOPT_NOSIGNAL, libcurl writes with MSG_NOSIGNAL, and SIGPIPE is
+//      blocked on the I/O thread as well; no process-wide signal change
+//  [x] sockets are opened close-on-exec (a spawned stdio server never inherits one)
+//  [ ] no proxy support, no client certificates, no HTTP/2, no response decompression
 //
-// Threads: each request runs, from connect to the end of its body, on one worker thread
-// with its own httplib client (a Client serializes its requests, and a long-lived SSE
-// stream holds its worker until it ends, so requests never share one). Workers are pooled:
-// a finished worker waits for the next request; at most max_idle_threads wait, the rest
-// exit. At most max_threads run at once; requests beyond that wait in FIFO order for a
-// worker (their timeout_ms deadline still runs while they wait).
+// Why one curl multi on one thread: a multi handle owns one connection cache, so every
+// request reuses connections without any pool code here, and concurrent transfers still
+// get their own connections. One thread multiplexes every stream (idle SSE streams cost a
+// socket, not a thread), and abort is a message to that thread instead of interrupting a
+// blocked worker. The thread starts with the first request and ends with the client.
 //
-// Abort caveat: a request still resolving its host name (getaddrinfo cannot be
-// interrupted) stops only when the lookup returns; abort() itself never waits for it.
+// DNS caveat: curl resolves host names on short-lived resolver threads (getaddrinfo
+// cannot be interrupted). An abort during a lookup never blocks the caller; the transfer
+// is dropped once its lookup returned. Destroying the client while a lookup runs waits for
+// it (bounded by the system resolver's timeout), so no thread outlives the client.
 //
 // Threading and lifetime: send(), abort() and the handles belong to the executor's loop
 // thread (as every core caller does). Destroying the client aborts every request, posts
-// on_complete(ErrorCode::aborted) to requests whose handle is still alive, and joins all
-// worker threads before it returns: no thread outlives the client. Destroy it on the loop
-// thread or while the loop is not pumped. The executor must outlive the client; handles
-// may outlive it (their abort() then has nothing left to stop).
+// on_complete(ErrorCode::aborted) to requests whose handle is still alive, closes every
+// connection and joins the I/O thread before it returns. Destroy it on the loop thread or
+// while the loop is not pumped. The executor must outlive the client; handles may outlive
+// it (their abort() then has nothing left to stop).
 
 #include <cstddef>
 #include <cstdint>
@@ -52,18 +73,32 @@
 namespace mcprt::native {
 
 struct NativeHttpClientOptions {
-  // Worker threads running requests at once; more requests wait for a free worker.
-  std::size_t max_threads = 64;
-  // Finished workers kept waiting for the next request.
-  std::size_t max_idle_threads = 4;
-  // Bound on establishing a connection (TCP + TLS), also when a request has no timeout_ms.
+  // Connections open at once, all origins together (busy and idle). Requests beyond it
+  // wait for one to finish. 0 = no limit.
+  std::size_t max_connections = 64;
+  // Idle keep-alive connections kept for reuse, all origins together; when more become
+  // idle the oldest is closed. 0 = no keep-alive (every connection closes after its
+  // request).
+  std::size_t max_idle_connections = 8;
+  // An idle connection older than this is closed instead of reused (libcurl counts whole
+  // seconds: rounded up). Servers often close theirs after 5 s; libcurl notices that and
+  // opens a new one.
+  std::int64_t idle_connection_timeout_ms = 60000;
+  // Bound on establishing a connection (DNS + TCP + TLS), also when a request has no
+  // timeout_ms.
   std::int64_t connect_timeout_ms = 30000;
-  // Bound on sending the request once connected.
+  // Longest stall while the request body is being sent (the server stopped reading it)
+  // before the request fails with ErrorCode::transport. 0 = none.
   std::int64_t write_timeout_ms = 30000;
-  // Longest silence between two reads of a response (head or body) before the response
-  // fails with ErrorCode::transport. 0 = effectively none (24 h): an idle SSE stream is
-  // normal, and the caller aborts the streams it no longer wants.
+  // Longest silence from the server once the request was sent — waiting for the head or
+  // between two pieces of the body — before the request fails with ErrorCode::transport.
+  // 0 = none (the default: an idle SSE stream is normal, and the caller aborts the
+  // streams it no longer wants).
   std::int64_t read_idle_timeout_ms = 0;
+  // Caps on a response head (and, separately, on the trailers of a chunked body): fields
+  // and bytes (line endings included). A response beyond either fails at once.
+  std::size_t max_response_header_fields = 256;
+  std::size_t max_response_header_bytes = 64 * 1024;
   // https: trust these PEM CA certificates instead of the system store (tests, private CAs).
   std::string ca_cert_file;
   std::string ca_cert_dir;
@@ -79,14 +114,16 @@ class NativeHttpClient final : public HttpClient {
   NativeHttpClient& operator=(const NativeHttpClient&) = delete;
 
   // Fails (invalid_argument, no callback) for a URL that is not an absolute http(s) URL, an
-  // empty method, or a header name/value that would break the request (CR, LF, NUL).
+  // invalid method, or a header name/value that would break the request (a name that is
+  // not a token; CR, LF or NUL in a value).
   Result<std::unique_ptr<HttpRequestHandle>> send(HttpRequest request,
                                                   HttpCallbacks callbacks) override;
 
-  // Requests waiting for a worker or running on one (aborted ones until their worker let
-  // go of them). For tests and status displays. Thread-safe.
+  // Requests not finished on the I/O thread yet (aborted ones until the I/O thread let go
+  // of them). For tests and status displays. Thread-safe.
   std::size_t in_flight() const;
-  // Worker threads alive (running or idle). Thread-safe.
+  // Threads the client runs: 1 once the first request started its I/O thread, else 0
+  // (libcurl's short-lived DNS resolver threads not counted). Thread-safe.
   std::size_t thread_count() const;
 
  private:
