@@ -141,7 +141,7 @@ EM_JS(void, mcprt_js_fetch_start,
           if (!live()) return;
           if (response.type == "opaqueredirect") {
             controller.abort();
-            done(4, "the server answered with a redirect, which the browser does not let a page follow by hand");
+            done(4, "the server redirected (HTTP 3xx), and in the browser mcprt does not follow redirects of requests carrying credentials or session headers (the browser hides where they lead)");
             return;
           }
           var pairs = [];
@@ -229,8 +229,9 @@ Error end_error(const FetchRequest& r, FetchEnd kind, const std::string& message
     case FetchEnd::platform_abort:
       return Error::make(ErrorCode::aborted, message);
     case FetchEnd::opaque_redirect:
+      // data.redirect tells the core this is not a server that is gone (http_client.hpp).
       return Error::make(ErrorCode::transport,
-                         message + "; configure the URL the redirect leads to",
+                         message + ": configure the final URL (where the redirect leads) instead",
                          json{{"url", r.url}, {"redirect", true}});
     case FetchEnd::body_error:
       return Error::make(ErrorCode::transport, prefix(r) + ": the response body was cut short: " + message,

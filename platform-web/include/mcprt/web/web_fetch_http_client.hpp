@@ -9,9 +9,13 @@
 // [x] timeout_ms until the response head (a C++ timer on the executor)
 // [x] follow_redirects=true → fetch `redirect: "follow"` (fetch's own hop limit of 20
 //     applies, not max_redirects), final_url = response.url;
-//     follow_redirects=false → `redirect: "manual"`: Node returns the 3xx as is (head +
-//     Location, the core follows); a browser hides it (opaqueredirect), reported as a
-//     transport error that says so
+//     follow_redirects=false → `redirect: "manual"` (the core asks for it for every request
+//     carrying credentials or session headers): Node returns the 3xx as is (head +
+//     Location; the core follows hop by hop, stripping them on a cross-origin hop); a
+//     browser hides it (opaqueredirect), reported as ErrorCode::transport, data
+//     {"redirect": true}, whose message says the server redirected, that mcprt does not
+//     follow redirects of credentialed requests in the browser, and to configure the
+//     final URL. Nothing is ever sent to where such a redirect leads.
 // [x] network failure: with a cause (Node: ECONNREFUSED, ENOTFOUND...) a transport error
 //     naming it; without one (a browser's opaque "Failed to fetch", which is also what a
 //     CORS rejection looks like) make_cors_error's message, which says how to fix CORS
