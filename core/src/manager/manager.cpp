@@ -1,21 +1,21 @@
-// McpManager (SPEC §5): per-server pipeline, startup gate, background completion,
-// reconnect with backoff and a circuit breaker, ping health checks, list_changed
-// re-listing, and shutdown.
+// McpManager (SPEC §5): the registry of servers and the startup gate over them. Each
+// server's own lifecycle — connect, list, reconnect with backoff and a circuit breaker,
+// health pings, list_changed re-listing — is its ServerLink (server_link.hpp); the manager
+// fans out to the links, merges their tool slices into one sorted tool set, answers
+// connection waiters and tool calls, tracks every session until it has closed, and
+// publishes status and tools-changed events.
 //
-// Everything runs on services.executor. The state lives in Impl; every callback handed to
-// a session, a timer, the cache or the resolver holds only a weak reference to it, and
-// checks the attempt id it was started for, so a callback from a connection that was
-// replaced, disconnected or outlived its manager does nothing. Attempt ids are unique for
-// the manager's lifetime, and disconnect_all additionally bumps an epoch, so a connect
-// that finishes after its server was disconnected is recognised as stale and closed.
+// Everything runs on services.executor. Callbacks handed to sessions, timers and the
+// executor hold only a weak reference to Impl (or to a link), so nothing runs after the
+// manager is gone. disconnect_all bumps an epoch, so a connect that finishes after its
+// server was disconnected is recognised as stale and closed.
 
 #include <algorithm>
-#include <deque>
 #include <set>
 #include <utility>
 
-#include "mcprt/connect.hpp"
 #include "mcprt/manager.hpp"
+#include "server_link.hpp"
 
 namespace mcprt {
 
@@ -39,49 +39,17 @@ const char* to_string(ServerPhase phase) {
   return "unknown";
 }
 
-namespace {
+using detail::named;
+using detail::server_prefix;
+using detail::ServerLink;
 
-std::string server_prefix(const std::string& name) { return "Server \"" + name + "\": "; }
+struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<Impl> {
+  using Stage = ServerLink::Stage;
+  using CacheState = ServerLink::CacheState;
+  using AttemptKind = ServerLink::AttemptKind;
 
-// Errors from sessions already carry the prefix; errors made here get it once.
-Error named(const std::string& server, Error e) {
-  const std::string p = server_prefix(server);
-  if (e.message.rfind(p, 0) != 0) e.message = p + e.message;
-  return e;
-}
-
-}  // namespace
-
-namespace {
-
-// The exponential backoff of one outage: initial, 2×, 4×, … capped at max_delay_ms.
-// `attempts_made` is how many reconnect attempts this outage already had.
-Millis reconnect_delay(const ReconnectPolicy& policy, int attempts_made) {
-  long long cap = std::max<long long>(policy.max_delay_ms, 0);
-  long long d = std::max<long long>(policy.initial_delay_ms, 0);
-  for (int i = 0; i < attempts_made && d < cap; ++i) d *= 2;
-  return Millis(std::min(d, cap));
-}
-
-}  // namespace
-
-struct McpManager::Impl : std::enable_shared_from_this<Impl> {
-  // Stages of the current connection attempt (ServerPhase is what users see).
-  enum class Stage {
-    idle,        // nothing in flight (failed, disconnected, or waiting for a retry timer)
-    resolving,   // connect-time substitution / auth lookup
-    connecting,  // transport + initialize
-    listing,     // tools/list
-    ready,       // live
-  };
-
-  enum class CacheState { off, loading, hit, miss };
-
-  // Why an attempt was started: its failure is final (initial, manual) or continues the
-  // outage's backoff (retry).
-  enum class AttemptKind { initial, retry };
-
-  // One live or closing ClientSession, keyed by the attempt that created it.
+  // One live or closing ClientSession, keyed by the attempt that created it. Sessions
+  // outlive their link while they close (disconnect waits for that).
   struct Conn {
     std::uint64_t id = 0;
     std::string server;
@@ -89,43 +57,6 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
     bool close_seen = false;  // the session's on_close already fired
     bool retired = false;     // closed on purpose; dropped once on_close fires
     std::vector<std::function<void()>> on_closed;
-  };
-
-  struct Server {
-    std::string name;
-    ServerConfig config;  // unresolved, as given (the cache key's input)
-    std::string hash;
-    ServerPhase phase = ServerPhase::disconnected;
-    std::optional<Error> last_error;
-    int attempts = 0;
-    TimePoint since{};
-    std::string stderr_tail;
-    bool circuit_open = false;
-    std::deque<TimePoint> closes;  // connection losses inside the breaker window
-
-    Stage stage = Stage::idle;
-    AttemptKind kind = AttemptKind::initial;
-    std::uint64_t attempt = 0;  // the current attempt's id (0 = none)
-    std::shared_ptr<ClientSession> session;
-    json server_info;
-
-    // This server's slice of the tool set.
-    bool has_slice = false;
-    bool slice_deferred = false;
-    bool slice_from_cache = false;
-    std::vector<json> definitions;
-
-    CacheState cache = CacheState::off;
-    std::vector<json> cached_definitions;
-
-    ScopedTimer retry_timer;
-    ScopedTimer health_timer;
-    ScopedTimer debounce_timer;
-    bool relisting = false;
-    bool relist_again = false;
-
-    // reconnect_server() callers waiting for the outcome of one attempt.
-    std::vector<std::function<void(Status)>> attempt_done;
   };
 
   struct Waiter {
@@ -175,46 +106,87 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
     Executor& ex_;
   };
 
-  Impl(ManagerServices s, ManagerOptions o) : services(std::move(s)), options(std::move(o)) {
-    logger = services.logger ? services.logger : &null_logger;
+  Impl(ManagerServices s, ManagerOptions o) : services_(std::move(s)), options_(std::move(o)) {
+    logger_ = services_.logger ? services_.logger : &null_logger;
   }
 
   void init() {
-    host = std::make_shared<Host>(weak_from_this(), *services.executor);
-    resolver = std::make_unique<ConnectTimeResolver>(*services.executor, services.shell_runner,
-                                                     services.env, services.logger);
-    if (services.cache_store && services.wall_clock) {
-      cache = std::make_shared<ToolCache>(*services.cache_store, services.wall_clock,
-                                          services.logger);
+    host = std::make_shared<Host>(weak_from_this(), *services_.executor);
+    resolver_ = std::make_unique<ConnectTimeResolver>(*services_.executor, services_.shell_runner,
+                                                      services_.env, services_.logger);
+    if (services_.cache_store && services_.wall_clock) {
+      cache_ = std::make_shared<ToolCache>(*services_.cache_store, services_.wall_clock,
+                                           services_.logger);
     }
   }
 
-  Executor& ex() { return *services.executor; }
+  Executor& ex() { return *services_.executor; }
+
+  // ---------------------------------------------------------------- LinkOwner
+
+  Executor& executor() override { return *services_.executor; }
+  const ManagerServices& services() const override { return services_; }
+  const ManagerOptions& options() const override { return options_; }
+  Logger& logger() override { return *logger_; }
+  ConnectTimeResolver& resolver() override { return *resolver_; }
+  const std::shared_ptr<ToolCache>& cache() const override { return cache_; }
+  std::uint64_t new_attempt_id() override { return next_attempt++; }
+  std::uint64_t epoch() const override { return epoch_; }
+
+  void adopt_session(std::uint64_t attempt, const std::string& server,
+                     std::shared_ptr<ClientSession> session) override {
+    auto conn = std::make_shared<Conn>();
+    conn->id = attempt;
+    conn->server = server;
+    conn->session = std::move(session);
+    conns[attempt] = std::move(conn);
+  }
+
+  void retire_session(std::uint64_t attempt) override { retire(attempt); }
+
+  std::function<void(const Error&)> session_close_handler(std::uint64_t attempt) override {
+    return [weak = weak_from_this(), attempt](const Error& error) {
+      auto self = weak.lock();
+      if (!self || self->destroyed) return;
+      self->on_session_closed(attempt, error);
+    };
+  }
+
+  void post(std::function<void()> fn) override { post_fn(std::move(fn)); }
+
+  void phase_changed(const ServerLink& link, const std::optional<Error>& error) override {
+    StatusEvent ev;
+    ev.server = link.name();
+    ev.phase = link.phase();
+    ev.error = error;
+    ev.source = link.config().source;
+    ev.tool_count = tool_count(link.name());
+    emit_status(std::move(ev));
+  }
+
+  void slice_changed() override { rebuild_tools(); }
+  void link_settled() override { check_gates(); }
+  void connection_settled(const std::string& server, const Status& status) override {
+    settle_connection_waiters(server, status);
+  }
+
+  // Failures inside an open gate are reported by the gate; later ones are logged.
+  bool gate_reports(const std::string& name) const override {
+    for (const auto& g : gates) {
+      if (std::find(g->names.begin(), g->names.end(), name) != g->names.end()) return true;
+    }
+    return false;
+  }
 
   // ---------------------------------------------------------------- lookups
 
-  Server* find(const std::string& name) {
+  ServerLink* find(const std::string& name) {
     auto it = servers.find(name);
     return it == servers.end() ? nullptr : it->second.get();
   }
-  const Server* find(const std::string& name) const {
+  const ServerLink* find(const std::string& name) const {
     auto it = servers.find(name);
     return it == servers.end() ? nullptr : it->second.get();
-  }
-  // The server, if `attempt` is still its current attempt of the current epoch.
-  Server* current(const std::string& name, std::uint64_t attempt, std::uint64_t at_epoch) {
-    if (destroyed || at_epoch != epoch) return nullptr;
-    Server* s = find(name);
-    return s && s->attempt == attempt ? s : nullptr;
-  }
-
-  static ConnectionStatus status_of(const Server& s) {
-    if (s.stage == Stage::ready) return ConnectionStatus::connected;
-    if (s.stage != Stage::idle || s.phase == ServerPhase::reconnecting ||
-        s.phase == ServerPhase::connecting) {
-      return ConnectionStatus::connecting;
-    }
-    return ConnectionStatus::disconnected;
   }
 
   std::size_t tool_count(const std::string& name) const {
@@ -222,49 +194,9 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
         tools.begin(), tools.end(), [&](const auto& t) { return t->info().server == name; }));
   }
 
-  ServerState state_of(const Server& s) const {
-    ServerState st;
-    st.name = s.name;
-    st.phase = s.phase;
-    st.status = status_of(s);
-    st.last_error = s.last_error;
-    st.attempts = s.attempts;
-    st.since = s.since;
-    st.stderr_tail = s.stderr_tail;
-    st.tool_count = tool_count(s.name);
-    st.tools_from_cache = s.has_slice && s.slice_from_cache;
-    st.circuit_open = s.circuit_open;
-    st.source = s.config.source;
-    st.config_hash = s.hash;
-    return st;
-  }
-
-  Millis server_timeout(const Server& s) const {
-    return s.config.timeout_ms ? Millis(*s.config.timeout_ms) : options.default_timeout;
-  }
+  ServerState state_of(const ServerLink& s) const { return s.state(tool_count(s.name())); }
 
   // ---------------------------------------------------------------- events
-
-  void set_phase(Server& s, ServerPhase phase, std::optional<Error> error = std::nullopt) {
-    const bool changed = s.phase != phase;
-    s.phase = phase;
-    if (error) {
-      s.last_error = error;
-      if (error->data.is_object()) {
-        auto it = error->data.find("stderr");
-        if (it != error->data.end() && it->is_string()) s.stderr_tail = it->get<std::string>();
-      }
-    }
-    if (!changed) return;
-    s.since = ex().now();
-    StatusEvent ev;
-    ev.server = s.name;
-    ev.phase = phase;
-    ev.error = error;
-    ev.source = s.config.source;
-    ev.tool_count = tool_count(s.name);
-    emit_status(std::move(ev));
-  }
 
   void emit_status(StatusEvent ev) {
     if (status_listeners.empty()) return;
@@ -298,33 +230,17 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
   void rebuild_tools() {
     std::vector<ServerTools> slices;
     for (auto& [name, s] : servers) {
-      if (!s->has_slice) continue;
+      if (!s->has_slice()) continue;
       ServerTools st;
       st.server = name;
-      st.config = &s->config;
-      st.source = s->config.source;
-      st.definitions = s->definitions;
-      st.deferred = s->slice_deferred;
+      st.config = &s->config();
+      st.source = s->config().source;
+      st.definitions = s->definitions();
+      st.deferred = s->slice_deferred();
       slices.push_back(std::move(st));
     }
-    tools = build_mcp_tools(ex(), slices, host, options.tools);
+    tools = build_mcp_tools(ex(), slices, host, options_.tools);
     fire_tools_changed();
-  }
-
-  void set_slice(Server& s, std::vector<json> defs, bool deferred, bool from_cache) {
-    s.has_slice = true;
-    s.definitions = std::move(defs);
-    s.slice_deferred = deferred;
-    s.slice_from_cache = from_cache;
-    rebuild_tools();
-  }
-
-  void drop_slice(Server& s) {
-    if (!s.has_slice) return;
-    s.has_slice = false;
-    s.definitions.clear();
-    s.slice_from_cache = false;
-    rebuild_tools();
   }
 
   // ---------------------------------------------------------------- connect_servers
@@ -332,47 +248,40 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
   void connect_servers(std::vector<ServerConfig> configs, std::function<void(GateResult)> done) {
     auto gate = std::make_shared<Gate>();
     gate->done = std::move(done);
-    const ValidationOptions validation{services.process_launcher != nullptr ||
-                                       static_cast<bool>(services.transport_factory)};
+    const ValidationOptions validation{services_.process_launcher != nullptr ||
+                                       static_cast<bool>(services_.transport_factory)};
     for (auto& cfg : configs) {
       const std::string name = cfg.name;
       if (std::find(gate->names.begin(), gate->names.end(), name) != gate->names.end()) continue;
       gate->names.push_back(name);
       disconnected_on_purpose.erase(name);
-      Server* s = find(name);
-      if (s && (s->stage != Stage::idle || s->phase == ServerPhase::reconnecting)) {
+      ServerLink* s = find(name);
+      if (s && s->pending()) {
         // Connected or pending: skipped; only its source metadata is refreshed.
-        s->config.source = cfg.source;
+        s->update_source(cfg.source);
         continue;
       }
       if (!s) {
-        auto fresh = std::make_unique<Server>();
-        fresh->name = name;
+        auto fresh = std::make_shared<ServerLink>(*this, name);
         s = fresh.get();
         servers.emplace(name, std::move(fresh));
       }
-      if (!(s->config == cfg)) {
-        s->config = std::move(cfg);
-        s->hash = config_hash(s->config);
-      }
+      s->update_config(std::move(cfg));
       // A new connect_servers resets an open circuit and the outage's counters.
-      s->circuit_open = false;
-      s->closes.clear();
-      s->attempts = 0;
-      s->retry_timer.reset();
+      s->reset_outage();
 
-      if (Status valid = validate_server_config(s->config, validation); !valid) {
+      if (Status valid = validate_server_config(s->config(), validation); !valid) {
         Error e = named(name, std::move(valid).error());
         gate->early_errors[name] = e;
-        set_phase(*s, ServerPhase::failed, e);
+        s->fail_invalid(e);
         continue;
       }
-      if (!s->has_slice) start_cache_load(*s);
-      begin_attempt(*s, AttemptKind::initial);
+      if (!s->has_slice()) s->start_cache_load();
+      s->begin_attempt(AttemptKind::initial);
     }
     gates.push_back(gate);
     gate->timer = ScopedTimer(
-        ex(), ex().post_after(std::max(options.startup_gate, Millis(0)),
+        ex(), ex().post_after(std::max(options_.startup_gate, Millis(0)),
                               [weak = weak_from_this(), g = std::weak_ptr<Gate>(gate)] {
                                 auto self = weak.lock();
                                 auto gate = g.lock();
@@ -384,47 +293,23 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
     check_gates();
   }
 
-  void start_cache_load(Server& s) {
-    if (!cache) {
-      s.cache = CacheState::off;
-      return;
-    }
-    s.cache = CacheState::loading;
-    const std::string hash = s.hash;
-    // The callback keeps the cache alive: the store may answer after the manager is gone.
-    cache->load(s.config, [weak = weak_from_this(), keep = cache, name = s.name,
-                           hash](std::optional<CachedTools> hit) {
-      auto self = weak.lock();
-      if (!self || self->destroyed) return;
-      Server* s = self->find(name);
-      if (!s || s->hash != hash || s->cache != CacheState::loading) return;
-      if (hit) {
-        s->cache = CacheState::hit;
-        s->cached_definitions = std::move(hit->tools);
-      } else {
-        s->cache = CacheState::miss;
-      }
-      self->check_gates();
-    });
-  }
-
   // ---------------------------------------------------------------- the gate
 
   enum class Settle { settled, deferred, uncached, undecided };
 
   Settle settle_state(const std::string& name, bool timer_fired) const {
-    const Server* s = find(name);
+    const ServerLink* s = find(name);
     if (!s) return Settle::settled;  // disconnected meanwhile
-    if (s->stage == Stage::ready) return Settle::settled;
-    if (s->stage == Stage::idle && s->phase != ServerPhase::reconnecting) return Settle::settled;
+    if (s->stage() == Stage::ready) return Settle::settled;
+    if (!s->pending()) return Settle::settled;
     if (!timer_fired) return Settle::undecided;
-    switch (s->cache) {
+    switch (s->cache_state()) {
       case CacheState::loading: return Settle::undecided;
       case CacheState::hit: return Settle::deferred;
       default: break;
     }
     // A server reconnecting with its tools already registered (deferred) needs no cache.
-    if (s->has_slice) return Settle::deferred;
+    if (s->has_slice()) return Settle::deferred;
     return Settle::uncached;
   }
 
@@ -435,7 +320,7 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
       bool ready = true;
       for (const auto& name : gate->names) {
         Settle st = settle_state(name, gate->timer_fired);
-        if (st == Settle::undecided || (st == Settle::uncached && options.wait_for_uncached)) {
+        if (st == Settle::undecided || (st == Settle::uncached && options_.wait_for_uncached)) {
           ready = false;
           break;
         }
@@ -451,29 +336,22 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
     r.errors = gate->early_errors;
     bool installed = false;
     for (const auto& name : gate->names) {
-      Server* s = find(name);
+      ServerLink* s = find(name);
       if (!s) continue;
-      if (s->stage == Stage::ready) {
+      if (s->stage() == Stage::ready) {
         r.connected.push_back(name);
         continue;
       }
-      const bool pending = s->stage != Stage::idle || s->phase == ServerPhase::reconnecting;
-      if (!pending) {
+      if (!s->pending()) {
         if (!r.errors.count(name)) {
-          r.errors[name] = s->last_error ? *s->last_error
-                                         : Error::make(ErrorCode::not_connected,
-                                                       server_prefix(name) + "not connected");
+          r.errors[name] = s->last_error() ? *s->last_error()
+                                           : Error::make(ErrorCode::not_connected,
+                                                         server_prefix(name) + "not connected");
         }
         continue;
       }
-      if (!s->has_slice && s->cache == CacheState::hit) {
-        s->has_slice = true;
-        s->definitions = s->cached_definitions;
-        s->slice_deferred = true;
-        s->slice_from_cache = true;
-        installed = true;
-      }
-      if (s->has_slice) {
+      if (s->install_cached_slice()) installed = true;
+      if (s->has_slice()) {
         r.deferred.push_back(name);
       } else {
         r.pending.push_back(name);
@@ -488,196 +366,7 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
     });
   }
 
-  // Failures inside an open gate are reported by the gate; later ones are logged.
-  bool gate_reports(const std::string& name) const {
-    for (const auto& g : gates) {
-      if (std::find(g->names.begin(), g->names.end(), name) != g->names.end()) return true;
-    }
-    return false;
-  }
-
-  // ---------------------------------------------------------------- one attempt
-
-  void begin_attempt(Server& s, AttemptKind kind) {
-    s.retry_timer.reset();
-    s.attempt = next_attempt++;
-    s.kind = kind;
-    s.stage = Stage::resolving;
-    ++s.attempts;
-    set_phase(s, kind == AttemptKind::retry ? ServerPhase::reconnecting : ServerPhase::connecting);
-    const std::uint64_t attempt = s.attempt;
-    const std::uint64_t at_epoch = epoch;
-    resolver->resolve(s.config, [weak = weak_from_this(), name = s.name, attempt,
-                                 at_epoch](ServerConfig resolved) {
-      auto self = weak.lock();
-      if (!self) return;
-      Server* s = self->current(name, attempt, at_epoch);
-      if (!s) return;  // disconnected or superseded: nothing was opened yet
-      self->with_auth(*s, std::move(resolved));
-    });
-  }
-
-  // stdio servers with `auth` get OAUTH_ACCESS_TOKEN (http/sse transports ask the storage
-  // themselves, and refresh on 401/403).
-  void with_auth(Server& s, ServerConfig resolved) {
-    if (resolved.type != TransportType::stdio || resolved.auth.type == AuthType::none ||
-        !services.auth_storage || resolved.env.count("OAUTH_ACCESS_TOKEN")) {
-      return open_connection(s, std::move(resolved));
-    }
-    AuthRequest req{s.name, resolved.auth.credential_id, resolved.url};
-    const std::uint64_t attempt = s.attempt;
-    const std::uint64_t at_epoch = epoch;
-    services.auth_storage->get_token(
-        req, [weak = weak_from_this(), name = s.name, attempt, at_epoch,
-              resolved = std::move(resolved)](Result<std::optional<std::string>> token) mutable {
-          auto self = weak.lock();
-          if (!self) return;
-          Server* s = self->current(name, attempt, at_epoch);
-          if (!s) return;
-          if (!token.ok()) {
-            self->logger->warn(server_prefix(name) + "auth storage failed: " +
-                               token.error().message);
-          } else if (token.value() && !token.value()->empty()) {
-            resolved.env["OAUTH_ACCESS_TOKEN"] = *token.value();
-          }
-          self->open_connection(*s, std::move(resolved));
-        });
-  }
-
-  void open_connection(Server& s, const ServerConfig& resolved) {
-    ConnectServices cs;
-    cs.executor = services.executor;
-    cs.process_launcher = services.process_launcher;
-    cs.http_client = services.http_client;
-    cs.auth_storage = services.auth_storage;
-    cs.logger = services.logger;
-    cs.transport_factory = services.transport_factory;
-
-    const std::uint64_t attempt = s.attempt;
-    const std::uint64_t at_epoch = epoch;
-    std::weak_ptr<Impl> weak = weak_from_this();
-    ConnectOptions co;
-    co.client_info = options.client_info;
-    co.cwd = options.cwd;
-    co.default_timeout = options.default_timeout;
-    co.on_notification = [weak, name = s.name, attempt, at_epoch](const std::string& method,
-                                                                  const json& params) {
-      auto self = weak.lock();
-      if (!self) return;
-      self->on_notification(name, attempt, at_epoch, method, params);
-    };
-    co.on_close = [weak, attempt](const Error& error) {
-      auto self = weak.lock();
-      if (!self || self->destroyed) return;
-      self->on_session_closed(attempt, error);
-    };
-
-    s.stage = Stage::connecting;
-    auto made = connect_to_server(
-        resolved, cs, std::move(co),
-        [weak, name = s.name, attempt, at_epoch](Result<std::shared_ptr<ClientSession>> r) {
-          auto self = weak.lock();
-          if (!self || self->destroyed) return;
-          self->on_connected(name, attempt, at_epoch, std::move(r));
-        });
-    if (!made.ok()) return attempt_failed(s, std::move(made).error());
-    auto conn = std::make_shared<Conn>();
-    conn->id = attempt;
-    conn->server = s.name;
-    conn->session = made.value();
-    conns[attempt] = conn;
-    s.session = std::move(made.value());
-  }
-
-  void on_connected(const std::string& name, std::uint64_t attempt, std::uint64_t at_epoch,
-                    Result<std::shared_ptr<ClientSession>> r) {
-    Server* s = current(name, attempt, at_epoch);
-    if (!s || s->stage != Stage::connecting) {
-      // A connect that finished after its server was disconnected or replaced: close it.
-      retire(attempt);
-      return;
-    }
-    if (!r.ok()) return attempt_failed(*s, std::move(r).error());
-    s->stage = Stage::listing;
-    s->server_info = {{"protocolVersion", s->session->server().protocol_version},
-                      {"serverInfo", s->session->server().server_info},
-                      {"capabilities", s->session->server().capabilities}};
-    s->session->list_tools([weak = weak_from_this(), name, attempt,
-                            at_epoch](Result<std::vector<json>> listed) {
-      auto self = weak.lock();
-      if (!self || self->destroyed) return;
-      self->on_listed(name, attempt, at_epoch, std::move(listed));
-    });
-  }
-
-  void on_listed(const std::string& name, std::uint64_t attempt, std::uint64_t at_epoch,
-                 Result<std::vector<json>> listed) {
-    Server* s = current(name, attempt, at_epoch);
-    if (!s || s->stage != Stage::listing) return;
-    if (!listed.ok()) return attempt_failed(*s, std::move(listed).error());
-    s->stage = Stage::ready;
-    s->attempts = 0;
-    s->last_error.reset();
-    s->stderr_tail.clear();
-    save_cache(*s, listed.value());
-    set_slice(*s, std::move(listed.value()), false, false);
-    set_phase(*s, ServerPhase::connected);
-    settle_attempt_waiters(*s, Status());
-    settle_connection_waiters(name, Status());
-    schedule_health(*s);
-    if (s->relist_again) {  // list_changed arrived while the first list was running
-      s->relist_again = false;
-      schedule_relist(*s);
-    }
-    check_gates();
-  }
-
-  void save_cache(Server& s, const std::vector<json>& defs) {
-    if (!cache) return;
-    cache->save(s.config, s.server_info, defs, [keep = cache](Status) {});
-  }
-
-  // The attempt failed before the connection was live.
-  void attempt_failed(Server& s, Error error) {
-    error = named(s.name, std::move(error));
-    const std::uint64_t attempt = s.attempt;
-    s.stage = Stage::idle;
-    s.session.reset();
-    retire(attempt);
-    settle_attempt_waiters(s, Status(error));
-
-    const bool reported = gate_reports(s.name);
-    if (s.kind == AttemptKind::retry && s.config.reconnect.enabled && !s.circuit_open &&
-        (s.config.reconnect.max_attempts <= 0 || s.attempts < s.config.reconnect.max_attempts)) {
-      schedule_retry(s, error);
-      logger->warn(error.message + " (reconnect attempt " + std::to_string(s.attempts) + ")");
-      check_gates();
-      return;
-    }
-    // Final: no retry is scheduled.
-    if (s.kind == AttemptKind::initial && s.slice_from_cache) drop_slice(s);
-    set_phase(s, ServerPhase::failed, error);
-    settle_connection_waiters(s.name, Status(error));
-    if (!reported) logger->warn(error.message);
-    check_gates();
-  }
-
-  void schedule_retry(Server& s, const Error& reason) {
-    const Millis delay = reconnect_delay(s.config.reconnect, s.attempts);
-    set_phase(s, ServerPhase::reconnecting, reason);
-    s.retry_timer = ScopedTimer(ex(), ex().post_after(delay, [weak = weak_from_this(),
-                                                              name = s.name] {
-      auto self = weak.lock();
-      if (!self || self->destroyed) return;
-      Server* s = self->find(name);
-      if (!s) return;
-      s->retry_timer.release();
-      if (s->stage != Stage::idle) return;
-      self->begin_attempt(*s, AttemptKind::retry);
-    }));
-  }
-
-  // ---------------------------------------------------------------- live connection
+  // ---------------------------------------------------------------- closing sessions
 
   void on_session_closed(std::uint64_t attempt, const Error& error) {
     auto it = conns.find(attempt);
@@ -688,172 +377,8 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
       bury(attempt);
       return;
     }
-    Server* s = find(conn->server);
-    if (!s || s->attempt != attempt) return;
-    // Before the connection is live, the connect / list callbacks report the failure.
-    if (s->stage != Stage::ready) return;
-    connection_lost(*s, error);
+    if (ServerLink* s = find(conn->server)) s->on_session_closed(attempt, error);
   }
-
-  // Transport drop or failed health check of a live connection.
-  void connection_lost(Server& s, Error reason) {
-    reason = named(s.name, std::move(reason));
-    const std::uint64_t attempt = s.attempt;
-    s.stage = Stage::idle;
-    s.session.reset();
-    s.attempt = 0;
-    s.health_timer.reset();
-    s.debounce_timer.reset();
-    s.relisting = false;
-    s.relist_again = false;
-    retire(attempt);
-    s.attempts = 0;
-
-    const TimePoint now = ex().now();
-    s.closes.push_back(now);
-    while (!s.closes.empty() && now - s.closes.front() >= options.breaker_window) {
-      s.closes.pop_front();
-    }
-
-    if (!s.config.reconnect.enabled) {
-      // The seed's behaviour: stays down; calls fail with a clear error until a reload.
-      logger->warn(reason.message + " (reconnect is off)");
-      set_phase(s, ServerPhase::disconnected, reason);
-      settle_connection_waiters(s.name, Status(disconnected_error(s)));
-      return;
-    }
-    if (options.breaker_max_closes > 0 &&
-        static_cast<int>(s.closes.size()) >= options.breaker_max_closes) {
-      s.circuit_open = true;
-      logger->warn(reason.message + "; circuit open after " + std::to_string(s.closes.size()) +
-                   " closes within " + std::to_string(options.breaker_window.count()) +
-                   " ms, not reconnecting");
-      mark_slice_deferred(s);
-      set_phase(s, ServerPhase::failed, reason);
-      settle_connection_waiters(s.name, Status(circuit_error(s)));
-      return;
-    }
-    logger->warn(reason.message + "; reconnecting");
-    mark_slice_deferred(s);
-    schedule_retry(s, reason);
-    s.kind = AttemptKind::retry;
-    check_gates();
-  }
-
-  void mark_slice_deferred(Server& s) {
-    if (!s.has_slice || s.slice_deferred) return;
-    s.slice_deferred = true;
-    rebuild_tools();
-  }
-
-  Error circuit_error(const Server& s) const {
-    std::string m = server_prefix(s.name) + "circuit open after " +
-                    std::to_string(s.closes.size()) + " connection losses within " +
-                    std::to_string(options.breaker_window.count()) +
-                    " ms; reconnect it by hand or reload";
-    if (s.last_error) m += " (last error: " + s.last_error->message + ")";
-    return Error::make(ErrorCode::not_connected, std::move(m));
-  }
-
-  Error disconnected_error(const Server& s) const {
-    std::string m = server_prefix(s.name) + "disconnected";
-    if (s.last_error) m += " (" + s.last_error->message + ")";
-    m += "; reconnect is off for this server, reload to reconnect";
-    return Error::make(ErrorCode::not_connected, std::move(m));
-  }
-
-  void on_notification(const std::string& name, std::uint64_t attempt, std::uint64_t at_epoch,
-                       const std::string& method, const json&) {
-    if (method != "notifications/tools/list_changed") return;
-    Server* s = current(name, attempt, at_epoch);
-    if (!s) return;
-    if (s->stage == Stage::listing) {
-      s->relist_again = true;
-      return;
-    }
-    if (s->stage != Stage::ready) return;
-    schedule_relist(*s);
-  }
-
-  void schedule_relist(Server& s) {
-    // Debounce: a burst of list_changed becomes one tools/list after the burst.
-    s.debounce_timer = ScopedTimer(
-        ex(), ex().post_after(options.list_changed_debounce,
-                              [weak = weak_from_this(), name = s.name, attempt = s.attempt] {
-                                auto self = weak.lock();
-                                if (!self || self->destroyed) return;
-                                Server* s = self->find(name);
-                                if (!s || s->attempt != attempt) return;
-                                s->debounce_timer.release();
-                                self->relist(*s);
-                              }));
-  }
-
-  void relist(Server& s) {
-    if (s.stage != Stage::ready || !s.session) return;
-    if (s.relisting) {
-      s.relist_again = true;
-      return;
-    }
-    s.relisting = true;
-    s.session->list_tools([weak = weak_from_this(), name = s.name, attempt = s.attempt,
-                           at_epoch = epoch](Result<std::vector<json>> listed) {
-      auto self = weak.lock();
-      if (!self || self->destroyed) return;
-      Server* s = self->current(name, attempt, at_epoch);
-      if (!s || s->stage != Stage::ready) return;
-      s->relisting = false;
-      if (!listed.ok()) {
-        self->logger->warn(named(name, std::move(listed).error()).message +
-                           " (re-listing tools after tools/list_changed)");
-      } else {
-        self->save_cache(*s, listed.value());
-        self->set_slice(*s, std::move(listed.value()), false, false);
-      }
-      if (s->relist_again) {
-        s->relist_again = false;
-        self->relist(*s);
-      }
-    });
-  }
-
-  void schedule_health(Server& s) {
-    if (options.health_interval <= Millis(0)) return;
-    s.health_timer = ScopedTimer(
-        ex(), ex().post_after(options.health_interval,
-                              [weak = weak_from_this(), name = s.name, attempt = s.attempt] {
-                                auto self = weak.lock();
-                                if (!self || self->destroyed) return;
-                                Server* s = self->find(name);
-                                if (!s || s->attempt != attempt) return;
-                                s->health_timer.release();
-                                self->health_check(*s);
-                              }));
-  }
-
-  void health_check(Server& s) {
-    if (s.stage != Stage::ready || !s.session) return;
-    Millis timeout = server_timeout(s);
-    if (timeout <= Millis(0)) timeout = options.health_interval;
-    s.session->ping(
-        [weak = weak_from_this(), name = s.name, attempt = s.attempt, at_epoch = epoch](Status st) {
-          auto self = weak.lock();
-          if (!self || self->destroyed) return;
-          Server* s = self->current(name, attempt, at_epoch);
-          if (!s || s->stage != Stage::ready) return;
-          // A server without ping (-32601) still answered: it is alive.
-          if (st.ok() || (st.error().is_wire() && st.error().wire_code == rpc_code::kMethodNotFound)) {
-            self->schedule_health(*s);
-            return;
-          }
-          Error e = st.error();
-          e.message = "health check failed: " + e.message;
-          self->connection_lost(*s, std::move(e));
-        },
-        timeout);
-  }
-
-  // ---------------------------------------------------------------- closing sessions
 
   // Closes attempt's session on purpose; `on_closed` runs once it has closed.
   void retire(std::uint64_t attempt, std::function<void()> on_closed = nullptr) {
@@ -893,14 +418,6 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
 
   // ---------------------------------------------------------------- waiters
 
-  void settle_attempt_waiters(Server& s, const Status& st) {
-    auto waiting = std::move(s.attempt_done);
-    s.attempt_done.clear();
-    for (auto& fn : waiting) {
-      post_fn([fn = std::move(fn), st] { fn(st); });
-    }
-  }
-
   void settle_connection_waiters(const std::string& name, const Status& st) {
     std::vector<std::uint64_t> ids;
     for (auto& [id, w] : waiters) {
@@ -926,7 +443,7 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
       return fail_now(Error::make(ErrorCode::aborted, server_prefix(name) +
                                                           "wait for connection aborted"));
     }
-    Server* s = find(name);
+    ServerLink* s = find(name);
     if (!s) {
       if (disconnected_on_purpose.count(name)) {
         return fail_now(Error::make(ErrorCode::not_connected,
@@ -934,25 +451,25 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
       }
       return fail_now(Error::make(ErrorCode::not_connected, server_prefix(name) + "unknown server"));
     }
-    if (s->stage == Stage::ready) return post_fn([done] { done(Status()); });
-    if (s->circuit_open) return fail_now(circuit_error(*s));
-    if (s->stage == Stage::idle) {
-      if (s->last_error && s->last_error->code == ErrorCode::invalid_config) {
-        return fail_now(*s->last_error);
+    if (s->stage() == Stage::ready) return post_fn([done] { done(Status()); });
+    if (s->circuit_open()) return fail_now(s->circuit_error());
+    if (s->stage() == Stage::idle) {
+      if (s->last_error() && s->last_error()->code == ErrorCode::invalid_config) {
+        return fail_now(*s->last_error());
       }
-      if (!s->config.reconnect.enabled) {
-        if (s->phase == ServerPhase::disconnected) return fail_now(disconnected_error(*s));
-        return fail_now(s->last_error ? *s->last_error
-                                      : Error::make(ErrorCode::not_connected,
-                                                    server_prefix(name) + "is not connected"));
+      if (!s->config().reconnect.enabled) {
+        if (s->phase() == ServerPhase::disconnected) return fail_now(s->disconnected_error());
+        return fail_now(s->last_error() ? *s->last_error()
+                                        : Error::make(ErrorCode::not_connected,
+                                                      server_prefix(name) + "is not connected"));
       }
-      if (s->phase == ServerPhase::reconnecting) {
+      if (s->phase() == ServerPhase::reconnecting) {
         // A retry is scheduled: someone needs the server now, so try at once.
-        begin_attempt(*s, AttemptKind::retry);
+        s->begin_attempt(AttemptKind::retry);
       } else {
         // Failed (or max attempts reached): one more attempt for this caller.
-        s->attempts = 0;
-        begin_attempt(*s, AttemptKind::initial);
+        s->reset_attempts();
+        s->begin_attempt(AttemptKind::initial);
       }
     }
     const std::uint64_t id = next_waiter++;
@@ -960,7 +477,7 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
     w->server = name;
     w->done = std::move(done);
     w->signal = signal;
-    const Millis timeout = server_timeout(*s);
+    const Millis timeout = s->timeout();
     if (timeout > Millis(0)) {
       w->timer = ScopedTimer(ex(), ex().post_after(timeout, [weak = weak_from_this(), id, name,
                                                              timeout] {
@@ -971,9 +488,9 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
         it->second->timer.release();
         std::string m = server_prefix(name) + "not connected after " +
                         std::to_string(timeout.count()) + " ms";
-        if (const Server* s = self->find(name)) {
-          m += std::string(" (") + to_string(s->phase);
-          if (s->last_error) m += ": " + s->last_error->message;
+        if (const ServerLink* s = self->find(name)) {
+          m += std::string(" (") + to_string(s->phase());
+          if (s->last_error()) m += ": " + s->last_error()->message;
           m += ")";
         }
         self->complete_waiter(id, Status(Error::make(ErrorCode::timeout, std::move(m))));
@@ -994,56 +511,52 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
 
   void call_tool(const std::string& name, const std::string& raw_tool, json arguments,
                  CallOptions call, std::function<void(Result<json>)> done) {
-    Server* s = find(name);
-    if (!s || s->stage != Stage::ready || !s->session) {
+    ServerLink* s = find(name);
+    if (!s || s->stage() != Stage::ready || !s->session()) {
       Error e = !s ? Error::make(ErrorCode::not_connected,
                                  server_prefix(name) + (disconnected_on_purpose.count(name)
                                                             ? "was disconnected"
                                                             : "is not connected (unknown server)"))
-            : s->circuit_open ? circuit_error(*s)
-            : (!s->config.reconnect.enabled && s->phase == ServerPhase::disconnected)
-                ? disconnected_error(*s)
+            : s->circuit_open() ? s->circuit_error()
+            : (!s->config().reconnect.enabled && s->phase() == ServerPhase::disconnected)
+                ? s->disconnected_error()
                 : Error::make(ErrorCode::not_connected,
-                              server_prefix(name) + "is not connected (" + to_string(s->phase) +
-                                  (s->last_error ? ": " + s->last_error->message : "") + ")");
+                              server_prefix(name) + "is not connected (" + to_string(s->phase()) +
+                                  (s->last_error() ? ": " + s->last_error()->message : "") + ")");
       ex().post([done = std::move(done), e = std::move(e)] { done(e); });
       return;
     }
     if (call.timeout == Millis(0)) {
-      call.timeout = s->config.tool_timeout_ms ? Millis(*s->config.tool_timeout_ms)
-                                               : options.default_tool_timeout;
+      call.timeout = s->config().tool_timeout_ms ? Millis(*s->config().tool_timeout_ms)
+                                                 : options_.default_tool_timeout;
     }
     // Registered so that shutdown() can answer it: a destroyed session never calls back.
     const std::uint64_t id = next_call++;
     calls.emplace(id, PendingCall{name, std::move(done)});
-    s->session->call_tool(raw_tool, std::move(arguments), std::move(call),
-                          [weak = weak_from_this(), id](Result<json> r) {
-                            auto self = weak.lock();
-                            if (!self) return;
-                            auto it = self->calls.find(id);
-                            if (it == self->calls.end()) return;  // shutdown() answered it
-                            auto done = std::move(it->second.done);
-                            self->calls.erase(it);
-                            done(std::move(r));
-                          });
+    s->session()->call_tool(raw_tool, std::move(arguments), std::move(call),
+                            [weak = weak_from_this(), id](Result<json> r) {
+                              auto self = weak.lock();
+                              if (!self) return;
+                              auto it = self->calls.find(id);
+                              if (it == self->calls.end()) return;  // shutdown() answered it
+                              auto done = std::move(it->second.done);
+                              self->calls.erase(it);
+                              done(std::move(r));
+                            });
   }
 
   // ---------------------------------------------------------------- shutdown
 
   // Removes the server: no reconnect, no tools, its waiters fail, its session closes.
   void remove_server(const std::string& name) {
-    Server* s = find(name);
-    if (!s) return;
-    const std::uint64_t attempt = s->attempt;
-    s->attempt = 0;
-    s->stage = Stage::idle;
-    s->session.reset();
-    retire(attempt);
-    const bool had_slice = s->has_slice;
-    auto attempt_waiters = std::move(s->attempt_done);
-    const ServerPhase old_phase = s->phase;
-    const SourceInfo source = s->config.source;
-    servers.erase(name);  // its timers go with it
+    auto it = servers.find(name);
+    if (it == servers.end()) return;
+    std::shared_ptr<ServerLink> link = it->second;
+    auto attempt_waiters = link->detach();
+    const bool had_slice = link->has_slice();
+    const ServerPhase old_phase = link->phase();
+    const SourceInfo source = link->config().source;
+    servers.erase(it);  // its timers go with it
     disconnected_on_purpose.insert(name);
     Error gone = Error::make(ErrorCode::not_connected, server_prefix(name) + "was disconnected");
     for (auto& fn : attempt_waiters) post_fn([fn = std::move(fn), gone] { fn(Status(gone)); });
@@ -1103,12 +616,7 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
       ex().post([done = std::move(call.done), e = gone(call.server)] { done(e); });
     }
     calls.clear();
-    for (auto& [name, s] : servers) {
-      s->retry_timer.reset();
-      s->health_timer.reset();
-      s->debounce_timer.reset();
-      s->session.reset();
-    }
+    for (auto& [name, s] : servers) s->shut_down();
     // Destroying a session closes its transport at once (a stdio child is killed and
     // reaped); none of them calls back afterwards.
     for (auto& [id, conn] : conns) {
@@ -1118,24 +626,24 @@ struct McpManager::Impl : std::enable_shared_from_this<Impl> {
     graveyard.clear();
     servers.clear();
     tools.clear();
-    resolver.reset();
+    resolver_.reset();
   }
 
-  ManagerServices services;
-  ManagerOptions options;
+  ManagerServices services_;
+  ManagerOptions options_;
   NullLogger null_logger;
-  Logger* logger = nullptr;
+  Logger* logger_ = nullptr;
   std::shared_ptr<McpToolHost> host;
-  std::unique_ptr<ConnectTimeResolver> resolver;
-  std::shared_ptr<ToolCache> cache;
+  std::unique_ptr<ConnectTimeResolver> resolver_;
+  std::shared_ptr<ToolCache> cache_;
 
   bool destroyed = false;
-  std::uint64_t epoch = 0;
+  std::uint64_t epoch_ = 0;
   std::uint64_t next_attempt = 1;
   std::uint64_t next_waiter = 1;
   std::uint64_t next_listener = 1;
 
-  std::map<std::string, std::unique_ptr<Server>> servers;
+  std::map<std::string, std::shared_ptr<ServerLink>> servers;
   std::set<std::string> disconnected_on_purpose;
   std::map<std::uint64_t, std::shared_ptr<Conn>> conns;
   std::vector<std::shared_ptr<ClientSession>> graveyard;
@@ -1171,7 +679,7 @@ void McpManager::connect_servers(std::vector<ServerConfig> configs,
 
 ConnectionStatus McpManager::connection_status(const std::string& name) const {
   const auto* s = impl_->find(name);
-  return s ? Impl::status_of(*s) : ConnectionStatus::disconnected;
+  return s ? s->status() : ConnectionStatus::disconnected;
 }
 
 std::optional<ServerState> McpManager::server_state(const std::string& name) const {
@@ -1188,7 +696,7 @@ std::vector<ServerState> McpManager::server_states() const {
 
 std::map<std::string, SourceInfo> McpManager::sources() const {
   std::map<std::string, SourceInfo> out;
-  for (const auto& [name, s] : impl_->servers) out.emplace(name, s->config.source);
+  for (const auto& [name, s] : impl_->servers) out.emplace(name, s->config().source);
   return out;
 }
 
@@ -1207,7 +715,7 @@ std::shared_ptr<McpTool> McpManager::find_tool(const std::string& name) const {
 
 std::shared_ptr<ClientSession> McpManager::connection(const std::string& name) const {
   const auto* s = impl_->find(name);
-  return s && s->stage == Impl::Stage::ready ? s->session : nullptr;
+  return s && s->stage() == Impl::Stage::ready ? s->session() : nullptr;
 }
 
 void McpManager::wait_for_connection(const std::string& name, AbortSignal signal,
@@ -1218,35 +726,19 @@ void McpManager::wait_for_connection(const std::string& name, AbortSignal signal
 void McpManager::reconnect_server(const std::string& name, std::function<void(Status)> done) {
   Impl& m = *impl_;
   auto* s = m.find(name);
+  std::optional<Error> refused;
   if (!s) {
-    Error e = Error::make(ErrorCode::not_connected, server_prefix(name) + "unknown server");
-    m.post_fn([done = std::move(done), e] {
+    refused = Error::make(ErrorCode::not_connected, server_prefix(name) + "unknown server");
+  } else if (s->last_error() && s->last_error()->code == ErrorCode::invalid_config) {
+    refused = *s->last_error();
+  }
+  if (refused) {
+    m.post_fn([done = std::move(done), e = *refused] {
       if (done) done(Status(e));
     });
     return;
   }
-  if (s->last_error && s->last_error->code == ErrorCode::invalid_config) {
-    Error e = *s->last_error;
-    m.post_fn([done = std::move(done), e] {
-      if (done) done(Status(e));
-    });
-    return;
-  }
-  s->circuit_open = false;
-  s->closes.clear();
-  s->attempts = 0;
-  s->retry_timer.reset();
-  s->health_timer.reset();
-  s->debounce_timer.reset();
-  s->relisting = false;
-  s->relist_again = false;
-  if (s->attempt) m.retire(s->attempt);
-  s->session.reset();
-  s->stage = Impl::Stage::idle;
-  s->attempt = 0;
-  if (done) s->attempt_done.push_back(std::move(done));
-  m.mark_slice_deferred(*s);
-  m.begin_attempt(*s, Impl::AttemptKind::initial);
+  s->reconnect_now(std::move(done));
 }
 
 void McpManager::disconnect_server(const std::string& name, std::function<void()> done) {
@@ -1255,7 +747,7 @@ void McpManager::disconnect_server(const std::string& name, std::function<void()
 
 void McpManager::disconnect_all(std::function<void()> done) {
   Impl& m = *impl_;
-  ++m.epoch;
+  ++m.epoch_;
   std::vector<std::string> names;
   for (const auto& [name, s] : m.servers) names.push_back(name);
   m.disconnect(std::move(names), std::move(done));
@@ -1282,6 +774,6 @@ void McpManager::remove_listener(std::uint64_t id) {
 
 std::shared_ptr<McpToolHost> McpManager::tool_host() const { return impl_->host; }
 
-Executor& McpManager::executor() const { return *impl_->services.executor; }
+Executor& McpManager::executor() const { return *impl_->services_.executor; }
 
 }  // namespace mcprt

@@ -1,0 +1,520 @@
+// ServerLink (server_link.hpp): one server's resolve → connect → list → ready → lost →
+// reconnect machine, with its backoff, circuit breaker, health pings and list_changed
+// re-listing.
+
+#include "server_link.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "mcprt/connect.hpp"
+
+namespace mcprt::detail {
+
+std::string server_prefix(const std::string& name) { return "Server \"" + name + "\": "; }
+
+// Errors from sessions already carry the prefix; errors made here get it once.
+Error named(const std::string& server, Error e) {
+  const std::string p = server_prefix(server);
+  if (e.message.rfind(p, 0) != 0) e.message = p + e.message;
+  return e;
+}
+
+namespace {
+
+// The exponential backoff of one outage: initial, 2×, 4×, … capped at max_delay_ms.
+// `attempts_made` is how many reconnect attempts this outage already had.
+Millis reconnect_delay(const ReconnectPolicy& policy, int attempts_made) {
+  long long cap = std::max<long long>(policy.max_delay_ms, 0);
+  long long d = std::max<long long>(policy.initial_delay_ms, 0);
+  for (int i = 0; i < attempts_made && d < cap; ++i) d *= 2;
+  return Millis(std::min(d, cap));
+}
+
+}  // namespace
+
+ServerLink::ServerLink(LinkOwner& owner, std::string name) : owner_(owner), name_(std::move(name)) {}
+
+ServerLink::~ServerLink() = default;
+
+// ------------------------------------------------------------------ state
+
+ConnectionStatus ServerLink::status() const {
+  if (stage_ == Stage::ready) return ConnectionStatus::connected;
+  if (stage_ != Stage::idle || phase_ == ServerPhase::reconnecting ||
+      phase_ == ServerPhase::connecting) {
+    return ConnectionStatus::connecting;
+  }
+  return ConnectionStatus::disconnected;
+}
+
+ServerState ServerLink::state(std::size_t tool_count) const {
+  ServerState st;
+  st.name = name_;
+  st.phase = phase_;
+  st.status = status();
+  st.last_error = last_error_;
+  st.attempts = attempts_;
+  st.since = since_;
+  st.stderr_tail = stderr_tail_;
+  st.tool_count = tool_count;
+  st.tools_from_cache = has_slice_ && slice_from_cache_;
+  st.circuit_open = circuit_open_;
+  st.source = config_.source;
+  st.config_hash = hash_;
+  return st;
+}
+
+Millis ServerLink::timeout() const {
+  return config_.timeout_ms ? Millis(*config_.timeout_ms) : owner_.options().default_timeout;
+}
+
+void ServerLink::set_phase(ServerPhase phase, std::optional<Error> error) {
+  const bool changed = phase_ != phase;
+  phase_ = phase;
+  if (error) {
+    last_error_ = error;
+    if (error->data.is_object()) {
+      auto it = error->data.find("stderr");
+      if (it != error->data.end() && it->is_string()) stderr_tail_ = it->get<std::string>();
+    }
+  }
+  if (!changed) return;
+  since_ = owner_.executor().now();
+  owner_.phase_changed(*this, error);
+}
+
+Error ServerLink::circuit_error() const {
+  std::string m = server_prefix(name_) + "circuit open after " + std::to_string(closes_.size()) +
+                  " connection losses within " +
+                  std::to_string(owner_.options().breaker_window.count()) +
+                  " ms; reconnect it by hand or reload";
+  if (last_error_) m += " (last error: " + last_error_->message + ")";
+  return Error::make(ErrorCode::not_connected, std::move(m));
+}
+
+Error ServerLink::disconnected_error() const {
+  std::string m = server_prefix(name_) + "disconnected";
+  if (last_error_) m += " (" + last_error_->message + ")";
+  m += "; reconnect is off for this server, reload to reconnect";
+  return Error::make(ErrorCode::not_connected, std::move(m));
+}
+
+// ------------------------------------------------------------------ the slice
+
+void ServerLink::set_slice(std::vector<json> defs, bool deferred, bool from_cache) {
+  has_slice_ = true;
+  definitions_ = std::move(defs);
+  slice_deferred_ = deferred;
+  slice_from_cache_ = from_cache;
+  owner_.slice_changed();
+}
+
+void ServerLink::drop_slice() {
+  if (!has_slice_) return;
+  has_slice_ = false;
+  definitions_.clear();
+  slice_from_cache_ = false;
+  owner_.slice_changed();
+}
+
+void ServerLink::mark_slice_deferred() {
+  if (!has_slice_ || slice_deferred_) return;
+  slice_deferred_ = true;
+  owner_.slice_changed();
+}
+
+bool ServerLink::install_cached_slice() {
+  if (has_slice_ || cache_ != CacheState::hit) return false;
+  // Installed without an event: the gate rebuilds the tool set once for all servers.
+  has_slice_ = true;
+  definitions_ = cached_definitions_;
+  slice_deferred_ = true;
+  slice_from_cache_ = true;
+  return true;
+}
+
+// ------------------------------------------------------------------ configuration
+
+void ServerLink::update_config(ServerConfig config) {
+  if (config_ == config) return;
+  config_ = std::move(config);
+  hash_ = config_hash(config_);
+}
+
+void ServerLink::reset_outage() {
+  circuit_open_ = false;
+  closes_.clear();
+  attempts_ = 0;
+  retry_timer_.reset();
+}
+
+void ServerLink::fail_invalid(Error error) { set_phase(ServerPhase::failed, std::move(error)); }
+
+void ServerLink::start_cache_load() {
+  const auto& cache = owner_.cache();
+  if (!cache) {
+    cache_ = CacheState::off;
+    return;
+  }
+  cache_ = CacheState::loading;
+  // The callback keeps the cache alive: the store may answer after the manager is gone.
+  cache->load(config_, [weak = weak_from_this(), keep = cache,
+                        hash = hash_](std::optional<CachedTools> hit) {
+    auto self = weak.lock();
+    if (!self || self->hash_ != hash || self->cache_ != CacheState::loading) return;
+    if (hit) {
+      self->cache_ = CacheState::hit;
+      self->cached_definitions_ = std::move(hit->tools);
+    } else {
+      self->cache_ = CacheState::miss;
+    }
+    self->owner_.link_settled();
+  });
+}
+
+void ServerLink::save_cache(const std::vector<json>& defs) {
+  const auto& cache = owner_.cache();
+  if (!cache) return;
+  cache->save(config_, server_info_, defs, [keep = cache](Status) {});
+}
+
+// ------------------------------------------------------------------ one attempt
+
+ServerLink* ServerLink::current(const std::weak_ptr<ServerLink>& weak, std::uint64_t attempt,
+                                std::uint64_t at_epoch) {
+  auto self = weak.lock();
+  if (!self || self->attempt_ != attempt || self->owner_.epoch() != at_epoch) return nullptr;
+  return self.get();  // owned by the manager's registry for as long as this callback runs
+}
+
+void ServerLink::begin_attempt(AttemptKind kind) {
+  retry_timer_.reset();
+  attempt_ = owner_.new_attempt_id();
+  kind_ = kind;
+  stage_ = Stage::resolving;
+  ++attempts_;
+  set_phase(kind == AttemptKind::retry ? ServerPhase::reconnecting : ServerPhase::connecting);
+  owner_.resolver().resolve(config_, [weak = weak_from_this(), attempt = attempt_,
+                                      at_epoch = owner_.epoch()](ServerConfig resolved) {
+    ServerLink* self = current(weak, attempt, at_epoch);
+    if (!self) return;  // disconnected or superseded: nothing was opened yet
+    self->with_auth(std::move(resolved));
+  });
+}
+
+// stdio servers with `auth` get OAUTH_ACCESS_TOKEN (http/sse transports ask the storage
+// themselves, and refresh on 401/403).
+void ServerLink::with_auth(ServerConfig resolved) {
+  AuthStorage* storage = owner_.services().auth_storage;
+  if (resolved.type != TransportType::stdio || resolved.auth.type == AuthType::none || !storage ||
+      resolved.env.count("OAUTH_ACCESS_TOKEN")) {
+    return open_connection(resolved);
+  }
+  AuthRequest req{name_, resolved.auth.credential_id, resolved.url};
+  storage->get_token(req, [weak = weak_from_this(), attempt = attempt_, at_epoch = owner_.epoch(),
+                           resolved = std::move(resolved)](
+                              Result<std::optional<std::string>> token) mutable {
+    ServerLink* self = current(weak, attempt, at_epoch);
+    if (!self) return;
+    if (!token.ok()) {
+      self->log().warn(server_prefix(self->name_) + "auth storage failed: " +
+                       token.error().message);
+    } else if (token.value() && !token.value()->empty()) {
+      resolved.env["OAUTH_ACCESS_TOKEN"] = *token.value();
+    }
+    self->open_connection(resolved);
+  });
+}
+
+void ServerLink::open_connection(const ServerConfig& resolved) {
+  const ManagerServices& services = owner_.services();
+  ConnectServices cs;
+  cs.executor = services.executor;
+  cs.process_launcher = services.process_launcher;
+  cs.http_client = services.http_client;
+  cs.auth_storage = services.auth_storage;
+  cs.logger = services.logger;
+  cs.transport_factory = services.transport_factory;
+
+  const std::uint64_t attempt = attempt_;
+  const std::uint64_t at_epoch = owner_.epoch();
+  std::weak_ptr<ServerLink> weak = weak_from_this();
+  ConnectOptions co;
+  co.client_info = owner_.options().client_info;
+  co.cwd = owner_.options().cwd;
+  co.default_timeout = owner_.options().default_timeout;
+  co.on_notification = [weak, attempt, at_epoch](const std::string& method, const json&) {
+    if (ServerLink* self = current(weak, attempt, at_epoch)) self->on_notification(method);
+  };
+  // Closes go through the owner, which tracks every session until it has closed.
+  co.on_close = owner_.session_close_handler(attempt);
+
+  stage_ = Stage::connecting;
+  auto made = connect_to_server(
+      resolved, cs, std::move(co),
+      [weak, attempt](Result<std::shared_ptr<ClientSession>> r) {
+        if (auto self = weak.lock()) self->on_connected(attempt, std::move(r));
+      });
+  if (!made.ok()) return attempt_failed(std::move(made).error());
+  owner_.adopt_session(attempt, name_, made.value());
+  session_ = std::move(made.value());
+}
+
+void ServerLink::on_connected(std::uint64_t attempt, Result<std::shared_ptr<ClientSession>> r) {
+  if (attempt_ != attempt || stage_ != Stage::connecting) {
+    // A connect that finished after its attempt was replaced: close it.
+    owner_.retire_session(attempt);
+    return;
+  }
+  if (!r.ok()) return attempt_failed(std::move(r).error());
+  stage_ = Stage::listing;
+  server_info_ = {{"protocolVersion", session_->server().protocol_version},
+                  {"serverInfo", session_->server().server_info},
+                  {"capabilities", session_->server().capabilities}};
+  session_->list_tools([weak = weak_from_this(), attempt,
+                        at_epoch = owner_.epoch()](Result<std::vector<json>> listed) {
+    ServerLink* self = current(weak, attempt, at_epoch);
+    if (!self || self->stage_ != Stage::listing) return;
+    self->on_listed(std::move(listed));
+  });
+}
+
+void ServerLink::on_listed(Result<std::vector<json>> listed) {
+  if (!listed.ok()) return attempt_failed(std::move(listed).error());
+  stage_ = Stage::ready;
+  attempts_ = 0;
+  last_error_.reset();
+  stderr_tail_.clear();
+  save_cache(listed.value());
+  set_slice(std::move(listed.value()), false, false);
+  set_phase(ServerPhase::connected);
+  settle_attempt_waiters(Status());
+  owner_.connection_settled(name_, Status());
+  schedule_health();
+  if (relist_again_) {  // list_changed arrived while the first list was running
+    relist_again_ = false;
+    schedule_relist();
+  }
+  owner_.link_settled();
+}
+
+// The attempt failed before the connection was live.
+void ServerLink::attempt_failed(Error error) {
+  error = named(name_, std::move(error));
+  const std::uint64_t attempt = attempt_;
+  stage_ = Stage::idle;
+  session_.reset();
+  owner_.retire_session(attempt);
+  settle_attempt_waiters(Status(error));
+
+  const bool reported = owner_.gate_reports(name_);
+  if (kind_ == AttemptKind::retry && config_.reconnect.enabled && !circuit_open_ &&
+      (config_.reconnect.max_attempts <= 0 || attempts_ < config_.reconnect.max_attempts)) {
+    schedule_retry(error);
+    log().warn(error.message + " (reconnect attempt " + std::to_string(attempts_) + ")");
+    owner_.link_settled();
+    return;
+  }
+  // Final: no retry is scheduled.
+  if (kind_ == AttemptKind::initial && slice_from_cache_) drop_slice();
+  set_phase(ServerPhase::failed, error);
+  owner_.connection_settled(name_, Status(error));
+  if (!reported) log().warn(error.message);
+  owner_.link_settled();
+}
+
+void ServerLink::schedule_retry(const Error& reason) {
+  const Millis delay = reconnect_delay(config_.reconnect, attempts_);
+  set_phase(ServerPhase::reconnecting, reason);
+  retry_timer_ = ScopedTimer(owner_.executor(),
+                             owner_.executor().post_after(delay, [weak = weak_from_this()] {
+                               auto self = weak.lock();
+                               if (!self) return;
+                               self->retry_timer_.release();
+                               if (self->stage_ != Stage::idle) return;
+                               self->begin_attempt(AttemptKind::retry);
+                             }));
+}
+
+void ServerLink::reconnect_now(std::function<void(Status)> done) {
+  reset_outage();
+  health_timer_.reset();
+  debounce_timer_.reset();
+  relisting_ = false;
+  relist_again_ = false;
+  if (attempt_) owner_.retire_session(attempt_);
+  session_.reset();
+  stage_ = Stage::idle;
+  attempt_ = 0;
+  if (done) attempt_done_.push_back(std::move(done));
+  mark_slice_deferred();
+  begin_attempt(AttemptKind::initial);
+}
+
+void ServerLink::settle_attempt_waiters(const Status& st) {
+  auto waiting = std::move(attempt_done_);
+  attempt_done_.clear();
+  for (auto& fn : waiting) owner_.post([fn = std::move(fn), st] { fn(st); });
+}
+
+// ------------------------------------------------------------------ live connection
+
+void ServerLink::on_session_closed(std::uint64_t attempt, const Error& error) {
+  if (attempt_ != attempt) return;
+  // Before the connection is live, the connect / list callbacks report the failure.
+  if (stage_ != Stage::ready) return;
+  connection_lost(error);
+}
+
+// Transport drop or failed health check of a live connection.
+void ServerLink::connection_lost(Error reason) {
+  reason = named(name_, std::move(reason));
+  const std::uint64_t attempt = attempt_;
+  stage_ = Stage::idle;
+  session_.reset();
+  attempt_ = 0;
+  health_timer_.reset();
+  debounce_timer_.reset();
+  relisting_ = false;
+  relist_again_ = false;
+  owner_.retire_session(attempt);
+  attempts_ = 0;
+
+  const ManagerOptions& options = owner_.options();
+  const TimePoint now = owner_.executor().now();
+  closes_.push_back(now);
+  while (!closes_.empty() && now - closes_.front() >= options.breaker_window) closes_.pop_front();
+
+  if (!config_.reconnect.enabled) {
+    // The seed's behaviour: stays down; calls fail with a clear error until a reload.
+    log().warn(reason.message + " (reconnect is off)");
+    set_phase(ServerPhase::disconnected, reason);
+    owner_.connection_settled(name_, Status(disconnected_error()));
+    return;
+  }
+  if (options.breaker_max_closes > 0 &&
+      static_cast<int>(closes_.size()) >= options.breaker_max_closes) {
+    circuit_open_ = true;
+    log().warn(reason.message + "; circuit open after " + std::to_string(closes_.size()) +
+               " closes within " + std::to_string(options.breaker_window.count()) +
+               " ms, not reconnecting");
+    mark_slice_deferred();
+    set_phase(ServerPhase::failed, reason);
+    owner_.connection_settled(name_, Status(circuit_error()));
+    return;
+  }
+  log().warn(reason.message + "; reconnecting");
+  mark_slice_deferred();
+  schedule_retry(reason);
+  kind_ = AttemptKind::retry;
+  owner_.link_settled();
+}
+
+void ServerLink::on_notification(const std::string& method) {
+  if (method != "notifications/tools/list_changed") return;
+  if (stage_ == Stage::listing) {
+    relist_again_ = true;
+    return;
+  }
+  if (stage_ != Stage::ready) return;
+  schedule_relist();
+}
+
+void ServerLink::schedule_relist() {
+  // Debounce: a burst of list_changed becomes one tools/list after the burst.
+  debounce_timer_ = ScopedTimer(
+      owner_.executor(),
+      owner_.executor().post_after(owner_.options().list_changed_debounce,
+                                   [weak = weak_from_this(), attempt = attempt_] {
+                                     auto self = weak.lock();
+                                     if (!self || self->attempt_ != attempt) return;
+                                     self->debounce_timer_.release();
+                                     self->relist();
+                                   }));
+}
+
+void ServerLink::relist() {
+  if (stage_ != Stage::ready || !session_) return;
+  if (relisting_) {
+    relist_again_ = true;
+    return;
+  }
+  relisting_ = true;
+  session_->list_tools([weak = weak_from_this(), attempt = attempt_,
+                        at_epoch = owner_.epoch()](Result<std::vector<json>> listed) {
+    ServerLink* self = current(weak, attempt, at_epoch);
+    if (!self || self->stage_ != Stage::ready) return;
+    self->relisting_ = false;
+    if (!listed.ok()) {
+      self->log().warn(named(self->name_, std::move(listed).error()).message +
+                       " (re-listing tools after tools/list_changed)");
+    } else {
+      self->save_cache(listed.value());
+      self->set_slice(std::move(listed.value()), false, false);
+    }
+    if (self->relist_again_) {
+      self->relist_again_ = false;
+      self->relist();
+    }
+  });
+}
+
+void ServerLink::schedule_health() {
+  const Millis interval = owner_.options().health_interval;
+  if (interval <= Millis(0)) return;
+  health_timer_ = ScopedTimer(
+      owner_.executor(),
+      owner_.executor().post_after(interval, [weak = weak_from_this(), attempt = attempt_] {
+        auto self = weak.lock();
+        if (!self || self->attempt_ != attempt) return;
+        self->health_timer_.release();
+        self->health_check();
+      }));
+}
+
+void ServerLink::health_check() {
+  if (stage_ != Stage::ready || !session_) return;
+  Millis limit = timeout();
+  if (limit <= Millis(0)) limit = owner_.options().health_interval;
+  session_->ping(
+      [weak = weak_from_this(), attempt = attempt_, at_epoch = owner_.epoch()](Status st) {
+        ServerLink* self = current(weak, attempt, at_epoch);
+        if (!self || self->stage_ != Stage::ready) return;
+        // A server without ping (-32601) still answered: it is alive.
+        if (st.ok() || (st.error().is_wire() && st.error().wire_code == rpc_code::kMethodNotFound)) {
+          self->schedule_health();
+          return;
+        }
+        Error e = st.error();
+        e.message = "health check failed: " + e.message;
+        self->connection_lost(std::move(e));
+      },
+      limit);
+}
+
+// ------------------------------------------------------------------ removal
+
+std::vector<std::function<void(Status)>> ServerLink::detach() {
+  const std::uint64_t attempt = attempt_;
+  attempt_ = 0;
+  stage_ = Stage::idle;
+  session_.reset();
+  retry_timer_.reset();
+  health_timer_.reset();
+  debounce_timer_.reset();
+  owner_.retire_session(attempt);
+  auto waiting = std::move(attempt_done_);
+  attempt_done_.clear();
+  return waiting;
+}
+
+void ServerLink::shut_down() {
+  retry_timer_.reset();
+  health_timer_.reset();
+  debounce_timer_.reset();
+  session_.reset();
+  attempt_done_.clear();
+}
+
+}  // namespace mcprt::detail
