@@ -16,7 +16,10 @@
 #include <vector>
 
 #include "mcprt/mcp_command.hpp"
+#include "mcprt/native/discovery.hpp"
 #include "mcprt/native/host.hpp"
+#include "mcprt/redact.hpp"
+#include "mcprt/tool_names.hpp"
 
 namespace mcprt::cli {
 namespace {
@@ -76,6 +79,106 @@ class ProgressDisplay {
   std::size_t drawn_ = 0;
 };
 
+// --- project trust ------------------------------------------------------------------------
+
+// `s` in single quotes for a POSIX shell ('\'' for a quote inside).
+std::string shell_quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') {
+      out += "'\\''";
+    } else {
+      out += c;
+    }
+  }
+  return out + "'";
+}
+
+}  // namespace
+
+std::string trust_command(const std::string& folder) { return "mcprt trust " + shell_quote(folder); }
+
+namespace {
+
+// The lines that say what a project server would do once trusted, as written.
+std::vector<std::string> launch_lines(const ServerConfig& c) {
+  std::vector<std::string> out;
+  out.push_back(std::string(c.type == TransportType::stdio ? "runs: " : "connects to: ") + describe_launch(c));
+  for (const auto& cmd : connect_time_commands(c)) out.push_back("runs at connect: " + cmd);
+  auto vars = referenced_variables(c);
+  if (!vars.empty()) {
+    std::string line = "reads the environment variables:";
+    for (const auto& v : vars) line += " " + v;
+    out.push_back(line);
+  }
+  return out;
+}
+
+// What an entry would run, as JSON: {"command", "args"} or {"url"} (as written; the URL
+// redacted) and the connect-time commands.
+void add_launch_json(json& row, const ServerConfig& c) {
+  if (c.type == TransportType::stdio) {
+    row["command"] = c.command;
+    row["args"] = c.args;
+  } else {
+    row["url"] = redact_url(c.url);
+  }
+  auto cmds = connect_time_commands(c);
+  if (!cmds.empty()) row["connectCommands"] = cmds;
+}
+
+// Interactive runs (stdin and stderr are terminals) ask before anything of a project runs.
+bool can_prompt() { return ::isatty(STDIN_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1; }
+
+// One line from the terminal, read byte by byte so nothing the REPL reads later is
+// buffered away here. Empty at EOF.
+std::string read_terminal_line() {
+  std::string line;
+  char c;
+  while (line.size() < 256) {
+    ssize_t n = ::read(STDIN_FILENO, &c, 1);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0 || c == '\n') break;
+    line.push_back(c);
+  }
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  std::size_t b = line.find_first_not_of(' ');
+  return b == std::string::npos ? std::string() : line.substr(b);
+}
+
+bool is_yes(const std::string& answer) { return answer == "y" || answer == "Y" || answer == "yes"; }
+
+// The TTY prompt: names every server with what it would run, then one question (or, on
+// "s", one per server). The answer is recorded by the loader in the user file.
+void prompt_for_trust(const std::vector<ProjectServer>& pending, const std::string& user_file,
+                      const std::function<void(TrustAnswer)>& answer) {
+  const std::string folder = pending.empty() ? std::string() : pending.front().folder;
+  std::string text = "\nmcprt: the project " + folder + " configures " + std::to_string(pending.size()) +
+                     " MCP server" + (pending.size() == 1 ? "" : "s") +
+                     " that you have not trusted. Trusting one runs it:\n";
+  for (const auto& p : pending) {
+    text += "  " + p.name + " (" + to_string(p.config.type) + ", " + p.config.source.provider_name + ", " +
+            p.config.source.path + ")\n";
+    for (const auto& line : launch_lines(p.config)) text += "      " + line + "\n";
+  }
+  text += "Trust " + std::string(pending.size() == 1 ? "it" : "them") + "? The answer is recorded in " +
+          user_file + ". [y]es / [N]o / [s]elect each: ";
+  std::fputs(text.c_str(), stderr);
+  std::fflush(stderr);
+  std::string reply = read_terminal_line();
+  TrustAnswer a;
+  if (is_yes(reply)) {
+    a.trust_folder = true;
+  } else if (reply == "s" || reply == "S" || reply == "select") {
+    for (const auto& p : pending) {
+      std::fprintf(stderr, "Trust \"%s\" (%s)? [y/N] ", p.name.c_str(), describe_launch(p.config).c_str());
+      std::fflush(stderr);
+      a.servers[p.name] = is_yes(read_terminal_line());
+    }
+  }
+  answer(std::move(a));
+}
+
 // The host plus what every command needs from startup.
 struct Run {
   ProgressDisplay progress;
@@ -95,8 +198,14 @@ std::unique_ptr<Run> start(const GlobalOptions& o) {
   // The CLI reports server failures itself; the log shows only errors unless
   // MCPRT_LOG_LEVEL asks for more.
   ho.log.level = LogLevel::error;
+  ho.trust_command = trust_command;
   Run* raw = run.get();
   ho.loader.on_status = [raw](const StatusEvent& e) { raw->progress.on_status(e); };
+  if (can_prompt()) {
+    ho.loader.trust = [raw](const std::vector<ProjectServer>& pending, std::function<void(TrustAnswer)> answer) {
+      prompt_for_trust(pending, native_user_config_path(raw->host->discovery_context()), answer);
+    };
+  }
   auto started = Clock::now();
   run->host = std::make_unique<native::NativeHost>(std::move(ho));
   if (auto ok = run->host->check(); !ok.ok()) {
@@ -107,6 +216,41 @@ std::unique_ptr<Run> start(const GlobalOptions& o) {
   run->progress.stop();
   run->elapsed_ms = std::chrono::duration_cast<Millis>(Clock::now() - started).count();
   return run;
+}
+
+// Non-interactive runs never prompt: each pending server is one stderr line with what it
+// would run and the command that trusts it.
+void report_pending(const DiscoveryResult& d) {
+  for (const auto& p : d.pending) {
+    std::fprintf(stderr, "mcprt: server \"%s\" (%s) is not trusted; it %s %s. To trust it: %s\n",
+                 p.name.c_str(), p.config.source.path.c_str(),
+                 p.config.type == TransportType::stdio ? "would run" : "would connect to",
+                 describe_launch(p.config).c_str(), trust_command(p.folder).c_str());
+  }
+}
+
+// The pending server whose tools `tool` would be (mcp_<server>_…), or null.
+const ProjectServer* pending_owner(const DiscoveryResult& d, const std::string& tool) {
+  for (const auto& p : d.pending) {
+    std::string prefix = make_tool_name(p.name, "x");
+    prefix.pop_back();
+    if (tool.rfind(prefix, 0) == 0) return &p;
+  }
+  return nullptr;
+}
+
+// The trust state (and what it would run, as written) of every row of a server listing.
+void add_trust_json(json& row, const DiscoveryResult& d, const std::string& name) {
+  row["trust"] = to_string(trust_state(d, name));
+  const ServerConfig* c = nullptr;
+  if (const ProjectServer* p = find_pending(d, name)) {
+    c = &p->config;
+    row["trustCommand"] = trust_command(p->folder);
+  } else if (auto it = d.as_written.find(name); it != d.as_written.end()) {
+    c = &it->second;
+  }
+  row["transport"] = c ? json(to_string(c->type)) : json(nullptr);
+  if (c) add_launch_json(row, *c);
 }
 
 json source_json(const SourceInfo& s) {
@@ -141,6 +285,14 @@ json servers_json(const Run& run) {
     rows[name] = {{"name", name}, {"status", "disabled"}, {"error", nullptr},
                   {"toolCount", 0},  {"source", source_json(source_of(name))}};
   }
+  for (const auto& p : d.pending) {
+    if (rows.count(p.name)) continue;
+    rows[p.name] = {{"name", p.name},
+                    {"status", "untrusted"},
+                    {"error", "Server \"" + p.name + "\" is not trusted; to trust it: " + trust_command(p.folder)},
+                    {"toolCount", 0},
+                    {"source", source_json(p.config.source)}};
+  }
   for (const auto& e : d.errors) {
     if (e.server.empty() || rows.count(e.server)) continue;
     SourceInfo src = source_of(e.server);
@@ -148,7 +300,10 @@ json servers_json(const Run& run) {
     rows[e.server] = {{"name", e.server}, {"status", "invalid"}, {"error", e.message},
                       {"toolCount", 0},   {"source", source_json(src)}};
   }
-  for (auto& [name, row] : rows) out.push_back(std::move(row));
+  for (auto& [name, row] : rows) {
+    add_trust_json(row, d, name);
+    out.push_back(std::move(row));
+  }
   return out;
 }
 
@@ -159,6 +314,13 @@ bool any_server_failed(const Run& run) {
     }
   }
   return false;
+}
+
+// Exit code of a run that loaded: 1 when a server failed, else 3 when a project server is
+// not trusted, else 0.
+int load_exit_code(bool failed, const DiscoveryResult& d) {
+  if (failed) return kExitFailed;
+  return d.pending.empty() ? kExitOk : kExitNotTrusted;
 }
 
 // Runs one /mcp line to its answer.
@@ -199,17 +361,152 @@ Result<json> parse_arguments(const std::string& text) {
 
 }  // namespace
 
-int run_list(const GlobalOptions& options) {
-  auto run = start(options);
-  if (!run) return kExitUsage;
-  std::fputs(mcp_command(*run->host, "/mcp list").c_str(), stdout);
-  for (const auto& e : run->result.discovery.errors) {
+int run_list(const GlobalOptions& options, bool as_json) {
+  // Configs only: discovery, never the loader, so nothing is spawned or connected.
+  native::NativeHostOptions ho;
+  ho.cwd = options.cwd;
+  ho.config_file = options.config_path;
+  ho.use_cache = false;
+  ho.log.level = LogLevel::error;
+  native::NativeHost host(std::move(ho));
+  if (auto ok = host.check(); !ok.ok()) {
+    std::fprintf(stderr, "mcprt: %s\n", ok.error().message.c_str());
+    return kExitUsage;
+  }
+  DiscoverServersResult found = discover_servers_for_load(host.discovery_context(), host.discovery_options());
+  const DiscoveryResult& d = found.discovery;
+
+  // Every claimed name, plus names that only had invalid entries.
+  struct Row {
+    std::string name, state;
+    SourceInfo source;
+    const ServerConfig* config = nullptr;  // as written
+    std::string error;
+  };
+  std::map<std::string, Row> rows;
+  for (const auto& [name, c] : d.as_written) rows[name] = Row{name, "enabled", c.source, &c, ""};
+  for (const auto& p : d.pending) rows[p.name] = Row{p.name, "untrusted", p.config.source, &p.config, ""};
+  for (const auto& name : d.disabled) rows[name].state = "disabled";
+  for (const auto& name : d.claimed) rows[name].state = "claimed";
+  for (const auto& e : d.errors) {
+    if (e.server.empty() || rows.count(e.server)) continue;
+    auto src = d.sources.find(e.server);
+    Row r{e.server, "invalid", src == d.sources.end() ? SourceInfo{} : src->second, nullptr, e.message};
+    if (r.source.path.empty()) r.source.path = e.path;
+    rows[e.server] = r;
+  }
+
+  bool config_errors = !found.errors.empty();
+  if (as_json) {
+    json out = {{"servers", json::array()}, {"errors", json::array()}, {"projectFolder", d.project_folder}};
+    for (const auto& [name, r] : rows) {
+      json row = {{"name", name}, {"state", r.state}, {"source", source_json(r.source)}};
+      if (!r.error.empty()) row["error"] = r.error;
+      add_trust_json(row, d, name);
+      out["servers"].push_back(std::move(row));
+    }
+    for (const auto& e : found.errors) out["errors"].push_back({{"path", e.path}, {"error", e.error}});
+    std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    std::cout.flush();
+    return config_errors ? kExitFailed : kExitOk;
+  }
+
+  if (rows.empty()) {
+    std::printf("No MCP servers configured (looked for %s and the other tools' configs).\n",
+                native_user_config_path(host.discovery_context()).c_str());
+  } else {
+    std::size_t wn = 4, wt = 5, ws = 8;
+    for (const auto& [name, r] : rows) {
+      wn = std::max(wn, name.size());
+      std::string trust = r.state == "invalid" ? "" : to_string(trust_state(d, name));
+      ws = std::max(ws, trust.size());
+    }
+    std::printf("MCP servers (%zu):\n", rows.size());
+    for (const auto& [name, r] : rows) {
+      std::string transport = r.config ? to_string(r.config->type) : "?";
+      std::string trust = r.state == "invalid" ? "-" : to_string(trust_state(d, name));
+      std::string state = r.state == "enabled" || r.state == "untrusted" ? "" : " (" + r.state + ")";
+      std::printf("  %-*s  %-*s  %-*s  %s (%s) %s%s\n", static_cast<int>(wn), name.c_str(), static_cast<int>(wt),
+                  transport.c_str(), static_cast<int>(ws), trust.c_str(),
+                  r.source.provider_name.empty() ? r.source.provider.c_str() : r.source.provider_name.c_str(),
+                  to_string(r.source.level), r.source.path.c_str(), state.c_str());
+      if (r.config) {
+        for (const auto& line : launch_lines(*r.config)) {
+          std::printf("  %-*s  %s\n", static_cast<int>(wn), "", line.c_str());
+        }
+      }
+      if (!r.error.empty()) std::printf("  %-*s  error: %s\n", static_cast<int>(wn), "", first_line(r.error).c_str());
+    }
+  }
+  for (const auto& e : d.errors) {
     if (e.server.empty()) std::printf("config error: %s\n", e.describe().c_str());
   }
+  for (const auto& e : found.errors) {
+    if (e.path == ".mcp.json" && e.server.empty()) std::printf("config error: %s\n", e.error.c_str());
+  }
+  if (!d.pending.empty()) {
+    std::printf("\n%zu project server%s in %s %s not trusted: nothing of %s runs. To trust: %s\n",
+                d.pending.size(), d.pending.size() == 1 ? "" : "s", d.project_folder.c_str(),
+                d.pending.size() == 1 ? "is" : "are", d.pending.size() == 1 ? "it" : "them",
+                trust_command(d.project_folder).c_str());
+  }
   std::fflush(stdout);
-  bool failed = any_server_failed(*run) || !run->result.errors.empty();
-  run->host->shutdown();
-  return failed ? kExitFailed : kExitOk;
+  return config_errors ? kExitFailed : kExitOk;
+}
+
+int run_trust(const GlobalOptions& options, const std::string& dir, bool trust) {
+  native::NativeHostOptions ho;
+  ho.cwd = dir.empty() ? options.cwd : dir;
+  ho.use_cache = false;
+  ho.log.level = LogLevel::error;
+  native::NativeHost host(std::move(ho));
+  if (auto ok = host.check(); !ok.ok()) {
+    std::fprintf(stderr, "mcprt: %s\n", ok.error().message.c_str());
+    return kExitUsage;
+  }
+  const DiscoveryContext& ctx = host.discovery_context();
+  const std::string user_file = native_user_config_path(ctx);
+  const std::string folder = project_trust_folder(ctx);
+  if (!ctx.fs || user_file.empty()) {
+    std::fprintf(stderr, "mcprt: there is no user config file to record trust in (is HOME set?)\n");
+    return kExitFailed;
+  }
+  if (!trust) {
+    auto removed = remove_project_trust(*ctx.fs, user_file, folder);
+    if (!removed.ok()) {
+      std::fprintf(stderr, "mcprt: cannot untrust %s: %s\n", folder.c_str(), removed.error().message.c_str());
+      return kExitFailed;
+    }
+    if (*removed) {
+      std::printf("Untrusted %s (removed from %s): its project servers are pending again.\n", folder.c_str(),
+                  user_file.c_str());
+    } else {
+      std::printf("%s was not trusted; nothing to remove.\n", folder.c_str());
+    }
+    return kExitOk;
+  }
+  // Discovery with the folder's current records: what is there now is what gets trusted.
+  DiscoveryResult d = discover_servers_for_load(ctx, host.discovery_options()).discovery;
+  std::vector<ProjectServer> servers = project_servers(d);
+  std::map<std::string, std::string> grants;
+  for (const auto& p : servers) grants[p.name] = p.hash;
+  if (auto s = record_project_trust(*ctx.fs, user_file, folder, grants, /*replace=*/true); !s.ok()) {
+    std::fprintf(stderr, "mcprt: cannot trust %s: %s\n", folder.c_str(), s.error().message.c_str());
+    return kExitFailed;
+  }
+  std::printf("Trusted %s (recorded in %s)", folder.c_str(), user_file.c_str());
+  if (servers.empty()) {
+    std::printf(": it configures no MCP servers now; servers added later will be pending.\n");
+    return kExitOk;
+  }
+  std::printf(", %zu project server%s:\n", servers.size(), servers.size() == 1 ? "" : "s");
+  for (const auto& p : servers) {
+    std::printf("  %s (%s, %s, %s)\n", p.name.c_str(), to_string(p.config.type),
+                p.config.source.provider_name.c_str(), p.config.source.path.c_str());
+    for (const auto& line : launch_lines(p.config)) std::printf("      %s\n", line.c_str());
+  }
+  std::printf("A changed or new project server will be pending again.\n");
+  return kExitOk;
 }
 
 int run_tools(const GlobalOptions& options, bool as_json) {
@@ -233,6 +530,7 @@ int run_tools(const GlobalOptions& options, bool as_json) {
     }
     for (const auto& e : r.errors) out["errors"].push_back({{"path", e.path}, {"error", e.error}});
     std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    report_pending(r.discovery);
   } else {
     const bool tty = ::isatty(STDOUT_FILENO) == 1;
     const char* bold = tty ? "\033[1m" : "";
@@ -270,6 +568,12 @@ int run_tools(const GlobalOptions& options, bool as_json) {
     for (const auto& name : r.discovery.disabled) {
       std::printf("%s%s%s %s(disabled)%s\n", bold, name.c_str(), reset, dim, reset);
     }
+    for (const auto& p : r.discovery.pending) {
+      std::printf("%s%s%s (%s, %s) %snot trusted%s: %s %s; to trust it: %s\n", bold, p.name.c_str(), reset,
+                  to_string(p.config.type), p.config.source.provider_name.c_str(), red, reset,
+                  p.config.type == TransportType::stdio ? "would run" : "would connect to",
+                  describe_launch(p.config).c_str(), trust_command(p.folder).c_str());
+    }
     for (const auto& e : r.errors) {
       if (!e.server.empty() && m && m->server_state(e.server)) continue;  // shown above
       std::printf("%sconfig error%s: %s%s\n", red, reset,
@@ -279,7 +583,7 @@ int run_tools(const GlobalOptions& options, bool as_json) {
     for (const auto& w : r.discovery.warnings) {
       std::printf("%swarning%s: %s\n", dim, reset, w.describe().c_str());
     }
-    if (total == 0 && r.errors.empty()) {
+    if (total == 0 && r.errors.empty() && r.discovery.pending.empty()) {
       std::printf("No MCP servers configured (looked for %s and the other tools' configs).\n",
                   run->host->user_config_path().c_str());
     }
@@ -287,8 +591,9 @@ int run_tools(const GlobalOptions& options, bool as_json) {
                 total, static_cast<double>(run->elapsed_ms) / 1000.0);
   }
   std::fflush(stdout);
+  if (!as_json) report_pending(r.discovery);
   run->host->shutdown();
-  return r.errors.empty() ? kExitOk : kExitFailed;
+  return load_exit_code(!r.errors.empty(), r.discovery);
 }
 
 int run_call(const GlobalOptions& options, const std::string& tool, const std::string& arguments,
@@ -301,6 +606,15 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
   auto run = start(options);
   if (!run) return kExitUsage;
   if (!run->host->registry().contains(tool)) {
+    if (const ProjectServer* p = pending_owner(run->result.discovery, tool)) {
+      std::fprintf(stderr, "mcprt: the tool \"%s\" would come from server \"%s\" (%s), which is not trusted; "
+                           "it %s %s. To trust it: %s\n",
+                   tool.c_str(), p->name.c_str(), p->config.source.path.c_str(),
+                   p->config.type == TransportType::stdio ? "would run" : "would connect to",
+                   describe_launch(p->config).c_str(), trust_command(p->folder).c_str());
+      run->host->shutdown();
+      return kExitNotTrusted;
+    }
     std::fprintf(stderr, "mcprt: unknown tool \"%s\"", tool.c_str());
     auto names = run->host->registry().names();
     if (!names.empty()) {
@@ -312,9 +626,11 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
       std::fprintf(stderr, "mcprt: %s%s\n", e.path.empty() ? "" : (e.path + ": ").c_str(),
                    e.error.c_str());
     }
+    report_pending(run->result.discovery);
     run->host->shutdown();
     return kExitUsage;
   }
+  report_pending(run->result.discovery);
   // A deferred tool (served from the cache) waits for its server's connection first.
   CallOutcome outcome = call_tool(*run->host, tool, std::move(args.value()));
   int rc = kExitOk;
@@ -346,9 +662,10 @@ int run_status(const GlobalOptions& options, const std::string& server) {
   if (server.empty()) {
     std::fputs(mcp_command(*run->host, "/mcp list").c_str(), stdout);
     std::fflush(stdout);
+    report_pending(run->result.discovery);
     bool failed = any_server_failed(*run);
     run->host->shutdown();
-    return failed ? kExitFailed : kExitOk;
+    return load_exit_code(failed, run->result.discovery);
   }
   std::string out = mcp_command(*run->host, "/mcp status '" + server + "'");
   std::fputs(out.c_str(), stdout);
@@ -356,7 +673,9 @@ int run_status(const GlobalOptions& options, const std::string& server) {
   int rc = kExitOk;
   auto m = run->host->manager();
   auto st = m ? m->server_state(server) : std::nullopt;
-  if (out.rfind("Unknown server", 0) == 0) {
+  if (find_pending(run->result.discovery, server)) {
+    rc = kExitNotTrusted;
+  } else if (out.rfind("Unknown server", 0) == 0) {
     rc = kExitUsage;
   } else if (!st || st->status != ConnectionStatus::connected) {
     rc = kExitFailed;
@@ -374,6 +693,7 @@ int run_repl(const GlobalOptions& options) {
     std::fprintf(stderr, "mcprt: %s%s\n", e.path.empty() ? "" : (e.path + ": ").c_str(),
                  e.error.c_str());
   }
+  report_pending(run->result.discovery);
   if (interactive) {
     std::printf("mcprt repl: %zu tools. /mcp help for commands, <tool> <json> to call, /quit.\n",
                 host.registry().tools().size());

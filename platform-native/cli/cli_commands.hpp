@@ -1,6 +1,9 @@
 #pragma once
-// The `mcprt` CLI's commands (SPEC §10). Exit codes: 0 success, 1 a server or entry failed
-// (tools, list, status) or the tool answered isError (call), 2 usage or config error.
+// The `mcprt` CLI's commands (SPEC §10). Exit codes: 0 success; 1 a server or entry failed
+// (tools, status), a config file or entry is invalid (list), the tool answered isError
+// (call), or trust could not be recorded (trust, untrust); 2 usage or config error; 3 a
+// project server is not trusted (SPEC §17) and nothing failed (tools, status; status
+// <name> and call <tool> of such a server) — `mcprt trust '<dir>'` fixes it.
 
 #include <string>
 
@@ -9,6 +12,7 @@ namespace mcprt::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
+inline constexpr int kExitNotTrusted = 3;
 
 struct GlobalOptions {
   std::string cwd;          // --cwd: project directory (config lookup, server cwd)
@@ -16,7 +20,14 @@ struct GlobalOptions {
   bool no_cache = false;    // --no-cache: neither read nor write the tool cache
 };
 
-int run_list(const GlobalOptions& options);
+// Reads configs only: never spawns or connects.
+int run_list(const GlobalOptions& options, bool json);
+// `mcprt trust [DIR]` (trust = true) records DIR (default --cwd, else the current
+// directory; its real path) and the hash of every current project server in the user
+// file; `mcprt untrust [DIR]` removes DIR's record.
+int run_trust(const GlobalOptions& options, const std::string& dir, bool trust);
+// "mcprt trust '<folder>'": the command that trusts a project folder.
+std::string trust_command(const std::string& folder);
 int run_tools(const GlobalOptions& options, bool json);
 int run_call(const GlobalOptions& options, const std::string& tool, const std::string& arguments,
              bool json);

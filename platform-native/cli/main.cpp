@@ -1,6 +1,9 @@
 // The `mcprt` command-line host (SPEC §10).
 //   mcprt [--cwd DIR] [--config FILE] [--no-cache] <command>
-//     list                      servers, status, source, tool count
+//     list [--json]             servers, source, transport, trust, what each would run
+//                               (configs only: nothing is spawned or connected)
+//     trust [DIR]               trust DIR's project servers as they are now
+//     untrust [DIR]             remove DIR's trust
 //     tools [--json]            every MCP tool of every server
 //     call <tool> [JSON] [--json]  call one tool
 //     status [name]             one server's state, error and stderr tail (or all)
@@ -26,7 +29,19 @@ int main(int argc, char** argv) {
                  "user's configs");
   app.add_flag("--no-cache", global.no_cache, "Do not read or write the tool cache");
 
-  auto* list_cmd = app.add_subcommand("list", "List the configured MCP servers with status and source");
+  bool list_json = false;
+  auto* list_cmd = app.add_subcommand(
+      "list", "List the configured MCP servers: source, transport, trust, what each would run "
+              "(reads configs only; starts nothing)");
+  list_cmd->add_flag("--json", list_json, "Print one JSON object instead of text");
+
+  std::string trust_dir;
+  auto* trust_cmd = app.add_subcommand(
+      "trust", "Trust a project folder's MCP servers as they are now (default: the current directory)");
+  trust_cmd->add_option("dir", trust_dir, "Project folder");
+  std::string untrust_dir;
+  auto* untrust_cmd = app.add_subcommand("untrust", "Remove the trust of a project folder");
+  untrust_cmd->add_option("dir", untrust_dir, "Project folder");
 
   bool tools_json = false;
   auto* tools_cmd = app.add_subcommand(
@@ -69,7 +84,9 @@ int main(int argc, char** argv) {
     return rc == 0 ? kExitOk : kExitUsage;
   }
 
-  if (list_cmd->parsed()) return run_list(global);
+  if (list_cmd->parsed()) return run_list(global, list_json);
+  if (trust_cmd->parsed()) return run_trust(global, trust_dir, true);
+  if (untrust_cmd->parsed()) return run_trust(global, untrust_dir, false);
   if (tools_cmd->parsed()) return run_tools(global, tools_json);
   if (call_cmd->parsed()) return run_call(global, call_tool, call_args, call_json);
   if (status_cmd->parsed()) return run_status(global, status_name);

@@ -7,7 +7,9 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "mcprt/native/file_system.hpp"
@@ -47,6 +49,16 @@ EnvLookup native_env_lookup() {
   };
 }
 
+std::string real_path(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::path real = std::filesystem::canonical(path, ec);
+  if (ec) real = std::filesystem::absolute(path, ec).lexically_normal();
+  if (ec) return {};
+  std::string out = real.string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
 DiscoveryContext make_native_discovery_context(std::string cwd, FileSystem& fs, std::string app_name) {
   DiscoveryContext ctx;
   ctx.cwd = std::move(cwd);
@@ -60,6 +72,7 @@ DiscoveryContext make_native_discovery_context(std::string cwd, FileSystem& fs, 
   ctx.app_name = app_name;
   ctx.app_display_name = std::move(app_name);
   ctx.parse_toml = parse_toml;
+  ctx.real_path = real_path;
   return ctx;
 }
 

@@ -91,6 +91,7 @@ struct NativeHost::Impl {
 
   DiscoveryOptions discovery_options() {
     DiscoveryOptions o = options.loader.discovery;
+    o.extra_trust.merge(granted_trust);
     if (!config_file.empty()) {
       o.use_builtin_providers = false;
       o.extra_providers.push_back(std::make_shared<ConfigFileProvider>(config_file, files));
@@ -131,6 +132,7 @@ struct NativeHost::Impl {
   std::shared_ptr<McpManager> manager;
   McpSession session{registry, &logger};
   std::unique_ptr<McpCommandController> commands;
+  TrustStore granted_trust;  // what load()'s trust callback granted (recorded or not)
   bool shut_down = false;
 };
 
@@ -183,12 +185,14 @@ LoadResult NativeHost::load(Millis limit) {
   } else {
     out.errors.push_back({"", "MCP servers did not finish loading in time", ""});
   }
+  d.granted_trust.merge(out.granted_trust);
   d.manager = out.manager;
   d.session.bind(d.manager);
   McpCommandOptions co;
   co.discover = [this] { return discover(); };
   co.fs = &d.files;
   co.user_config_path = user_config_path();
+  co.trust_command = d.options.trust_command;
   d.commands = std::make_unique<McpCommandController>(d.session, std::move(co), out.discovery);
   return out;
 }
@@ -196,6 +200,8 @@ LoadResult NativeHost::load(Millis limit) {
 DiscoveryResult NativeHost::discover() {
   return discover_servers_for_load(impl_->ctx, impl_->discovery_options()).discovery;
 }
+
+DiscoveryOptions NativeHost::discovery_options() const { return impl_->discovery_options(); }
 
 bool NativeHost::run_until(const std::function<bool()>& pred, Millis limit) {
   return impl_->run_until(pred, limit);

@@ -130,6 +130,7 @@ std::set<std::string> keys(const json& object) {
 
 TEST_F(Cli, ToolsJson_HasTheExactShapeAndEachServersSource) {
   write_three_configs();
+  ASSERT_EQ(run("trust").exit_code, 0);  // vsc_demo is a project server (SPEC §17)
   auto r = run("tools --json");
   ASSERT_FALSE(r.doc.is_discarded()) << r.out;
   EXPECT_EQ(r.exit_code, 0) << r.out;
@@ -151,7 +152,10 @@ TEST_F(Cli, ToolsJson_HasTheExactShapeAndEachServersSource) {
   auto servers = by_name(r.doc["servers"]);
   ASSERT_EQ(servers.size(), 3u) << r.out;
   for (const auto& [name, s] : servers) {
-    EXPECT_EQ(keys(s), (std::set<std::string>{"name", "status", "error", "toolCount", "source"}));
+    EXPECT_EQ(keys(s), (std::set<std::string>{"name", "status", "error", "toolCount", "source", "transport",
+                                              "trust", "command", "args"}));
+    EXPECT_EQ(s["transport"], "stdio");
+    EXPECT_EQ(s["command"], MCPRT_DEMO_SERVER);
     EXPECT_EQ(keys(s["source"]), (std::set<std::string>{"provider", "providerName", "level", "path"}));
     EXPECT_EQ(s["status"], "connected") << s;
     EXPECT_EQ(s["toolCount"], 6);
@@ -166,6 +170,9 @@ TEST_F(Cli, ToolsJson_HasTheExactShapeAndEachServersSource) {
   EXPECT_EQ(servers["vsc_demo"]["source"],
             json({{"provider", "vscode"}, {"providerName", "VS Code"}, {"level", "project"},
                   {"path", (cwd_ / ".vscode/mcp.json").string()}}));
+  EXPECT_EQ(servers["vsc_demo"]["trust"], "trusted");
+  EXPECT_EQ(servers["vsc_demo"]["args"], json::array({"--verbose"}));
+  EXPECT_EQ(servers["claude_demo"]["trust"], "implicit");
 }
 
 TEST_F(Cli, Tools_FailedServersExitOneWithTheirErrorAndSourcePath) {
@@ -187,6 +194,7 @@ TEST_F(Cli, Tools_FailedServersExitOneWithTheirErrorAndSourcePath) {
 
 TEST_F(Cli, Tools_TextListsServersToolsAndASummary) {
   write_three_configs();
+  ASSERT_EQ(run("trust").exit_code, 0);
   auto r = run("tools");
   EXPECT_EQ(r.exit_code, 0) << r.out;
   EXPECT_THAT(r.out, HasSubstr("claude_demo (stdio, Claude Code) connected, 6 tools"));
@@ -273,12 +281,130 @@ TEST_F(Cli, Status_OfAFailedServerShowsItsErrorAndStderrAndExitsOne) {
   EXPECT_THAT(r.out, HasSubstr("cannot open the database"));
 }
 
-TEST_F(Cli, List_ShowsServersStatusAndSource) {
+TEST_F(Cli, List_ReadsConfigsOnlyAndShowsSourceTransportTrustAndWhatEachWouldRun) {
   write_three_configs();
+  // A user-level server that would leave a marker file if anything started it.
+  const fs::path marker = home_ / "started";
+  write(home_ / ".config/mcprt/mcp.json",
+        {{"mcpServers", {{"toucher", {{"command", "/bin/sh"}, {"args", {"-c", "touch '" + marker.string() + "'"}}}},
+                         {"remote", {{"url", "http://127.0.0.1:9/mcp?token=abc123"}}}}}});
   auto r = run("list");
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_THAT(r.out, HasSubstr("MCP servers (3):"));
-  EXPECT_THAT(r.out, ::testing::ContainsRegex("vsc_demo +connected +6 tools +VS Code \\(project\\)"));
+  EXPECT_THAT(r.out, HasSubstr("MCP servers (5):"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("vsc_demo +stdio +pending +VS Code \\(project\\) " +
+                                              (cwd_ / ".vscode/mcp.json").string()));
+  EXPECT_THAT(r.out, HasSubstr("runs: " + std::string(MCPRT_DEMO_SERVER) + " --verbose"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("claude_demo +stdio +implicit +Claude Code \\(user\\)"));
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("remote +http +implicit"));
+  EXPECT_THAT(r.out, HasSubstr("connects to: http://127.0.0.1:9/mcp?token=***"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("abc123")));
+  EXPECT_THAT(r.out, HasSubstr("To trust: mcprt trust '" + fs::canonical(cwd_).string() + "'"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("connected")));  // no status: nothing connected
+  EXPECT_FALSE(fs::exists(marker)) << "list started a server";
+  EXPECT_FALSE(fs::exists(home_ / ".cache/mcprt")) << "list touched the tool cache";
+
+  ASSERT_EQ(run("trust").exit_code, 0);
+  EXPECT_THAT(run("list").out, ::testing::ContainsRegex("vsc_demo +stdio +trusted +VS Code"));
+}
+
+TEST_F(Cli, ListJson_HasEachServersStateTrustAndLaunchAsWritten) {
+  write_three_configs();
+  write(cwd_ / ".mcp.json", {{"mcpServers", {{"web", {{"url", "http://u:pw@127.0.0.1:9/${NOPE}"},
+                                                       {"headers", {{"X-K", "!echo hi"}}}}},
+                                             {"off", {{"command", "x"}, {"enabled", false}}}}}});
+  auto r = run("list --json");
+  ASSERT_FALSE(r.doc.is_discarded()) << r.out;
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(keys(r.doc), (std::set<std::string>{"servers", "errors", "projectFolder"}));
+  EXPECT_EQ(r.doc["projectFolder"], fs::canonical(cwd_).string());
+  auto servers = by_name(r.doc["servers"]);
+  ASSERT_EQ(servers.size(), 5u) << r.out;
+  EXPECT_EQ(servers["web"]["trust"], "pending");
+  EXPECT_EQ(servers["web"]["state"], "untrusted");
+  EXPECT_EQ(servers["web"]["transport"], "http");
+  EXPECT_EQ(servers["web"]["url"], "http://***@127.0.0.1:9/${NOPE}");
+  EXPECT_EQ(servers["web"]["connectCommands"], json::array({"header X-K: !echo hi"}));
+  EXPECT_EQ(servers["web"]["trustCommand"], "mcprt trust '" + fs::canonical(cwd_).string() + "'");
+  EXPECT_EQ(servers["off"]["state"], "disabled");
+  EXPECT_EQ(servers["claude_demo"]["state"], "enabled");
+  EXPECT_EQ(servers["claude_demo"]["trust"], "implicit");
+  EXPECT_EQ(servers["claude_demo"]["command"], MCPRT_DEMO_SERVER);
+  EXPECT_EQ(servers["vsc_demo"]["source"]["level"], "project");
+}
+
+TEST_F(Cli, Trust_RecordsTheFolderAndEveryProjectServerAndUntrustRemovesIt) {
+  write_three_configs();
+  write(cwd_ / ".mcp.json", {{"mcpServers", {{"dot", demo({"--startup-delay-ms", "0"})}}}});
+  const std::string folder = fs::canonical(cwd_).string();
+  // Before: the project servers are pending; the user ones connect.
+  auto before = run("tools --json");
+  EXPECT_EQ(before.exit_code, 3) << before.out;
+  auto b = by_name(before.doc["servers"]);
+  EXPECT_EQ(b["vsc_demo"]["status"], "untrusted");
+  EXPECT_EQ(b["vsc_demo"]["trust"], "pending");
+  EXPECT_THAT(b["vsc_demo"]["error"].get<std::string>(), HasSubstr("mcprt trust '" + folder + "'"));
+  EXPECT_EQ(b["claude_demo"]["status"], "connected");
+  EXPECT_EQ(before.doc["tools"].size(), 12u);
+
+  auto t = run("trust");
+  EXPECT_EQ(t.exit_code, 0) << t.out;
+  EXPECT_THAT(t.out, HasSubstr("Trusted " + folder));
+  EXPECT_THAT(t.out, HasSubstr("vsc_demo (stdio, VS Code, " + (cwd_ / ".vscode/mcp.json").string() + ")"));
+  EXPECT_THAT(t.out, HasSubstr("runs: " + std::string(MCPRT_DEMO_SERVER) + " --verbose"));
+  EXPECT_THAT(t.out, HasSubstr("dot (stdio, Claude Code"));
+  std::ifstream f(home_ / ".config/mcprt/mcp.json");
+  json doc = json::parse(f, nullptr, false);
+  ASSERT_TRUE(doc["trustedProjects"].contains(folder)) << doc;
+  EXPECT_EQ(keys(doc["trustedProjects"][folder]["servers"]), (std::set<std::string>{"dot", "vsc_demo"}));
+
+  auto after = run("tools --json");
+  EXPECT_EQ(after.exit_code, 0) << after.out;
+  EXPECT_EQ(by_name(after.doc["servers"])["vsc_demo"]["status"], "connected");
+  EXPECT_EQ(after.doc["tools"].size(), 24u);
+
+  auto u = run("untrust");
+  EXPECT_EQ(u.exit_code, 0);
+  EXPECT_THAT(u.out, HasSubstr("Untrusted " + folder));
+  EXPECT_EQ(by_name(run("tools --json").doc["servers"])["vsc_demo"]["trust"], "pending");
+  EXPECT_THAT(run("untrust").out, HasSubstr("was not trusted"));
+}
+
+TEST_F(Cli, Trust_OfAnotherDirectoryTrustsThatDirectory) {
+  fs::path other = home_ / "other";
+  write(other / ".mcp.json", {{"mcpServers", {{"o", demo()}}}});
+  auto t = run("trust '" + other.string() + "'");
+  EXPECT_EQ(t.exit_code, 0) << t.out;
+  EXPECT_THAT(t.out, HasSubstr("Trusted " + fs::canonical(other).string()));
+  auto r = run("tools --json --cwd '" + other.string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(by_name(r.doc["servers"])["o"]["status"], "connected");
+  EXPECT_EQ(run("trust '" + (home_ / "absent").string() + "' 2>&1").exit_code, 2);
+}
+
+TEST_F(Cli, Status_OfAnUntrustedServerSaysSoAndExitsThree) {
+  write(cwd_ / ".mcp.json", {{"mcpServers", {{"proj", demo()}}}});
+  auto r = run("status proj 2>&1");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("state:    not trusted"));
+  EXPECT_THAT(r.out, HasSubstr("would run: " + std::string(MCPRT_DEMO_SERVER)));
+  EXPECT_THAT(r.out, HasSubstr("to trust: mcprt trust '" + fs::canonical(cwd_).string() + "'"));
+  EXPECT_THAT(r.out, ::testing::Not(HasSubstr("Unknown server")));
+  auto all = run("status");
+  EXPECT_EQ(all.exit_code, 3) << all.out;
+  EXPECT_THAT(all.out, ::testing::ContainsRegex("proj +not trusted"));
+}
+
+TEST_F(Cli, Call_OfAnUntrustedServersToolNamesTheFixAndExitsThree) {
+  write(cwd_ / ".mcp.json", {{"mcpServers", {{"proj", demo()}}}});
+  auto r = run("call mcp_proj_echo '{\"message\":\"x\"}' 2>&1");
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("server \"proj\""));
+  EXPECT_THAT(r.out, HasSubstr("which is not trusted"));
+  EXPECT_THAT(r.out, HasSubstr("To trust it: mcprt trust '" + fs::canonical(cwd_).string() + "'"));
+  ASSERT_EQ(run("trust").exit_code, 0);
+  auto ok = run("call mcp_proj_echo '{\"message\":\"now\"}'");
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  EXPECT_EQ(ok.out, "now\n");
 }
 
 TEST_F(Cli, Repl_RunsMcpCommandsAndToolCallsFromPipedStdin) {

@@ -12,6 +12,8 @@
 //      instance, which is safe because it holds no state)
 //  [x] parse_toml: toml++ (errors carry line and column)
 //  [x] app_name / app_display_name: the host's app name (`.acme/mcp.json`)
+//  [x] real_path: std::filesystem::canonical (symlinks resolved), for the folder project
+//      trust is recorded under; a path that does not exist stays absolute and normalised
 
 #include <string>
 #include <string_view>
@@ -23,6 +25,10 @@ namespace mcprt::native {
 DiscoveryContext make_native_discovery_context(std::string cwd, std::string app_name = "mcprt");
 DiscoveryContext make_native_discovery_context(std::string cwd, FileSystem& fs,
                                                std::string app_name = "mcprt");
+
+// The real path of `path` (symlinks resolved); a path that cannot be resolved is made
+// absolute and normalised; "" only when even that fails. No trailing '/'.
+std::string real_path(const std::string& path);
 
 // getenv as an EnvLookup (unset → nullopt; set but empty → "").
 EnvLookup native_env_lookup();

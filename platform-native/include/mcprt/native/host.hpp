@@ -17,6 +17,9 @@
 //  [x] MCPRT_TIMEOUT_MS overrides the default server timeout
 //  [x] load(): discover_and_load_tools with a blocking wait (blocking lives here, never in
 //      core); shutdown(): disconnect_all and wait until every child process was reaped
+//  [x] project trust: untrusted project servers are never started (discovery keeps them
+//      pending); real paths through make_native_discovery_context; trust granted by the
+//      loader's callback also holds for later discover() calls
 //  [ ] no background loop thread: the host thread pumps (use executor().start_thread()
 //      and post() instead if you need one — then do not call the blocking helpers)
 //
@@ -45,8 +48,14 @@ struct NativeHostOptions {
   std::string config_file;
   bool use_cache = true;
   std::string cache_dir;             // empty = $XDG_CACHE_HOME/mcprt (else ~/.cache/mcprt)
-  LoaderOptions loader;              // enable_mcp, discovery and manager options, on_status
+  // enable_mcp, discovery and manager options, on_status; project trust (SPEC §17):
+  // loader.trust asks the host about untrusted project servers (the CLI prompts on a
+  // terminal), loader.discovery.trust_all_projects trusts every project (sandboxes).
+  LoaderOptions loader;
   SpdlogLoggerOptions log;
+  // Shown by `/mcp list|status` next to a server that is not trusted: how to trust its
+  // folder (the CLI: "mcprt trust '<folder>'"). Null = no advice.
+  std::function<std::string(const std::string& folder)> trust_command;
 };
 
 class NativeHost {
@@ -65,8 +74,11 @@ class NativeHost {
   // loader answers (at most `limit`). Binds the registry to the new manager. Call once.
   LoadResult load(Millis limit = Millis(10 * 60 * 1000));
 
-  // Rediscovery as load() does it (the `/mcp reload` source).
+  // Rediscovery as load() does it (the `/mcp reload` source), with the trust load()'s
+  // callback granted. Reads configs only: nothing is spawned or connected.
   DiscoveryResult discover();
+  // The options discover() uses (the --config provider, trust granted in load()).
+  DiscoveryOptions discovery_options() const;
 
   // Pumps the executor until `pred()` is true or `limit` passed. Returns pred().
   bool run_until(const std::function<bool()>& pred, Millis limit);
