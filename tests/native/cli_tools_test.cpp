@@ -4,7 +4,14 @@
 // scripted servers).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <poll.h>
+#include <pty.h>
 #include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
 
 #include <array>
 #include <cstdio>
@@ -23,6 +30,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 struct CliRun {
   int exit_code = -1;
@@ -66,6 +74,76 @@ class Cli : public ::testing::Test {
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     r.doc = json::parse(r.out, nullptr, false);
     return r;
+  }
+
+  // Runs the CLI on a pseudo-terminal (stdin, stdout and stderr), as a user at a terminal
+  // would: each time a trust question appears ("[s]elect each: " or "[y/N] "), the next
+  // of `answers` is typed. Bounded by 60 s.
+  CliRun run_on_terminal(const std::vector<std::string>& args, std::vector<std::string> answers) {
+    CliRun r;
+    int master = -1;
+    pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+    if (pid < 0) return r;
+    if (pid == 0) {
+      if (::chdir(cwd_.c_str()) != 0) ::_exit(126);
+      ::setenv("HOME", home_.c_str(), 1);
+      for (const char* v : {"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "MCPRT_TIMEOUT_MS"}) ::unsetenv(v);
+      std::vector<std::string> words = {MCPRT_CLI};
+      words.insert(words.end(), args.begin(), args.end());
+      std::vector<char*> argv;
+      for (auto& w : words) argv.push_back(w.data());
+      argv.push_back(nullptr);
+      ::execv(MCPRT_CLI, argv.data());
+      ::_exit(127);
+    }
+    std::size_t typed = 0;
+    auto questions = [&] {
+      std::size_t n = 0;
+      for (const char* q : {"[s]elect each: ", "[y/N] "}) {
+        for (auto at = r.out.find(q); at != std::string::npos; at = r.out.find(q, at + 1)) ++n;
+      }
+      return n;
+    };
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (std::chrono::steady_clock::now() < deadline) {
+      while (typed < questions() && typed < answers.size()) {
+        std::string line = answers[typed++] + "\n";
+        if (::write(master, line.data(), line.size()) < 0) break;
+      }
+      pollfd pfd{master, POLLIN, 0};
+      if (::poll(&pfd, 1, 100) <= 0) continue;
+      char buf[4096];
+      ssize_t n = ::read(master, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // EIO: the child closed the terminal
+      r.out.append(buf, static_cast<std::size_t>(n));
+    }
+    ::close(master);
+    int status = 0;
+    if (::waitpid(pid, &status, WNOHANG) == 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+    }
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    // What the user reads: without the terminal's carriage returns and escape sequences
+    // (bold names, the progress lines' cursor movements).
+    std::string plain;
+    for (std::size_t i = 0; i < r.out.size(); ++i) {
+      if (r.out[i] == '\r') continue;
+      if (r.out[i] == '\x1b' && i + 1 < r.out.size() && r.out[i + 1] == '[') {
+        i += 2;
+        while (i < r.out.size() && !(r.out[i] >= '@' && r.out[i] <= '~')) ++i;
+        continue;
+      }
+      plain.push_back(r.out[i]);
+    }
+    r.out = std::move(plain);
+    return r;
+  }
+
+  json user_file() const {
+    std::ifstream f(home_ / ".config/mcprt/mcp.json");
+    return json::parse(f, nullptr, false);
   }
 
   void write(const fs::path& path, const json& doc) {
@@ -405,6 +483,46 @@ TEST_F(Cli, Call_OfAnUntrustedServersToolNamesTheFixAndExitsThree) {
   auto ok = run("call mcp_proj_echo '{\"message\":\"now\"}'");
   EXPECT_EQ(ok.exit_code, 0) << ok.out;
   EXPECT_EQ(ok.out, "now\n");
+}
+
+TEST_F(Cli, Prompt_OnATerminalNamesEachCommandAndAYesIsRecordedAndConnects) {
+  write_three_configs();
+  write(cwd_ / ".mcp.json", {{"mcpServers", {{"web", {{"url", "http://u:pw@127.0.0.1:9/mcp"},
+                                                       {"headers", {{"X-K", "!pass show k"}}}}}}}});
+  auto r = run_on_terminal({"tools"}, {"y"});
+  EXPECT_THAT(r.out, HasSubstr("configures 2 MCP servers that you have not trusted"));
+  EXPECT_THAT(r.out, HasSubstr("runs: " + std::string(MCPRT_DEMO_SERVER) + " --verbose"));
+  EXPECT_THAT(r.out, HasSubstr("connects to: http://***@127.0.0.1:9/mcp"));
+  EXPECT_THAT(r.out, HasSubstr("runs at connect: header X-K: !pass show k"));
+  EXPECT_THAT(r.out, HasSubstr("vsc_demo (stdio, VS Code) connected, 6 tools"));
+  json doc = user_file();
+  const std::string folder = fs::canonical(cwd_).string();
+  ASSERT_FALSE(doc.is_discarded());
+  EXPECT_EQ(keys(doc["trustedProjects"][folder]["servers"]), (std::set<std::string>{"vsc_demo", "web"}));
+  // Asked once: the next run on the terminal has nothing to ask.
+  auto again = run_on_terminal({"tools"}, {});
+  EXPECT_THAT(again.out, Not(HasSubstr("[s]elect each")));
+}
+
+TEST_F(Cli, Prompt_NoOrNoAnswerRecordsNothingAndReportsEachServer) {
+  write_three_configs();
+  auto r = run_on_terminal({"tools"}, {"n"});
+  EXPECT_EQ(r.exit_code, 3) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("vsc_demo (stdio, VS Code) not trusted"));
+  EXPECT_THAT(r.out, HasSubstr("To trust it: mcprt trust '" + fs::canonical(cwd_).string() + "'"));
+  EXPECT_FALSE(fs::exists(home_ / ".config/mcprt/mcp.json"));
+}
+
+TEST_F(Cli, Prompt_SelectEachTrustsOnlyTheServersAnsweredYes) {
+  write(cwd_ / ".mcp.json", {{"mcpServers", {{"a_yes", demo({"--quiet"})}, {"b_no", demo({"--verbose"})}}}});
+  auto r = run_on_terminal({"tools"}, {"s", "y", "n"});
+  EXPECT_THAT(r.out, HasSubstr("Trust \"a_yes\""));
+  EXPECT_THAT(r.out, HasSubstr("Trust \"b_no\""));
+  EXPECT_THAT(r.out, HasSubstr("a_yes (stdio, Claude Code) connected"));
+  EXPECT_THAT(r.out, HasSubstr("b_no (stdio, Claude Code) not trusted"));
+  json doc = user_file();
+  EXPECT_EQ(keys(doc["trustedProjects"][fs::canonical(cwd_).string()]["servers"]),
+            std::set<std::string>{"a_yes"});
 }
 
 TEST_F(Cli, Repl_RunsMcpCommandsAndToolCallsFromPipedStdin) {

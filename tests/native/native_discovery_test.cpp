@@ -187,7 +187,9 @@ TEST(NativeDiscovery, ReadsRealFilesFromHomeXdgAndTheProject) {
   DiscoveryContext ctx = make_native_discovery_context(project.path, "acme");
   EXPECT_EQ(ctx.home, home.path);
   EXPECT_EQ(ctx.xdg_config_home, xdg.path);
-  DiscoveryResult r = discover_servers(ctx);
+  DiscoveryOptions trusting;  // the project files are part of what this test reads
+  trusting.trust_all_projects = true;
+  DiscoveryResult r = discover_servers(ctx, trusting);
   for (const auto& e : r.errors) ADD_FAILURE() << e.describe();
   std::vector<std::string> names;
   for (const auto& c : r.configs) names.push_back(c.name);
@@ -225,6 +227,37 @@ TEST(NativeDiscovery, RelativeXdgConfigHomeIsIgnored) {
   DiscoveryContext ctx = make_native_discovery_context("/nonexistent-project");
   EXPECT_TRUE(ctx.xdg_config_home.empty());
   EXPECT_EQ(native_user_config_path(ctx), home / ".config/mcprt/mcp.json");
+}
+
+TEST(NativeDiscovery, TrustIsRecordedUnderTheRealPathSoItHoldsThroughASymlink) {
+  TempDir home, place;
+  ScopedEnv h("HOME", home.path);
+  ScopedEnv x("XDG_CONFIG_HOME", std::nullopt);
+  const std::string repo = place / "repo";
+  write(repo + "/.mcp.json", R"({"mcpServers": {"p": {"command": "p"}}})");
+  const std::string link = place / "link";
+  fs::create_directory_symlink(repo, link);
+  DiscoveryContext via_link = make_native_discovery_context(link + "/");
+  EXPECT_EQ(project_trust_folder(via_link), fs::canonical(repo).string());
+
+  DiscoveryResult pending = discover_servers(via_link);
+  ASSERT_EQ(pending.pending.size(), 1u);
+  EXPECT_EQ(pending.pending[0].folder, fs::canonical(repo).string());
+  ASSERT_TRUE(record_project_trust(*via_link.fs, native_user_config_path(via_link), pending.project_folder,
+                                   {{"p", pending.pending[0].hash}}, true)
+                  .ok());
+  // Trusted through the link, and through the real path.
+  EXPECT_EQ(discover_servers(via_link).configs.size(), 1u);
+  EXPECT_EQ(discover_servers(make_native_discovery_context(repo)).configs.size(), 1u);
+  // Another folder with the same file is not trusted.
+  const std::string copy = place / "copy";
+  write(copy + "/.mcp.json", R"({"mcpServers": {"p": {"command": "p"}}})");
+  EXPECT_EQ(discover_servers(make_native_discovery_context(copy)).pending.size(), 1u);
+}
+
+TEST(NativeDiscovery, RealPathOfAMissingDirectoryIsAbsoluteAndNormalised) {
+  EXPECT_EQ(real_path("/nonexistent-mcprt/a/../b/"), "/nonexistent-mcprt/b");
+  EXPECT_EQ(real_path("/"), "/");
 }
 
 TEST(NativeDiscovery, EnvLookupSeesTheCurrentEnvironment) {

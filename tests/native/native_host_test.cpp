@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <memory>
 #include <random>
 #include <string>
@@ -18,6 +20,27 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using native::test::children_of_self;
+
+// Sets an environment variable (nullopt: unsets it) for one scope.
+struct ScopedEnv {
+  ScopedEnv(const char* name, std::optional<std::string> value) : name_(name) {
+    if (const char* old = std::getenv(name)) old_ = old;
+    if (value) {
+      ::setenv(name, value->c_str(), 1);
+    } else {
+      ::unsetenv(name);
+    }
+  }
+  ~ScopedEnv() {
+    if (old_) {
+      ::setenv(name_, old_->c_str(), 1);
+    } else {
+      ::unsetenv(name_);
+    }
+  }
+  const char* name_;
+  std::optional<std::string> old_;
+};
 
 class NativeHostTest : public ::testing::Test {
  protected:
@@ -112,6 +135,49 @@ TEST_F(NativeHostTest, Check_ReportsAWorkingDirectoryThatIsNotADirectory) {
   auto s = host.check();
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(s.error().message, HasSubstr("is not a directory"));
+}
+
+TEST_F(NativeHostTest, Trust_CallbackIsAskedAboutProjectServersAndItsGrantHoldsForRediscovery) {
+  // Discovery of the user's configs (no --config file) in a project with a .mcp.json.
+  auto o = options();
+  o.config_file.clear();
+  const fs::path home = dir_ / "home";
+  const fs::path repo = dir_ / "repo";
+  fs::create_directories(home);
+  fs::create_directories(repo);
+  std::ofstream(repo / ".mcp.json") << json{{"mcpServers", {{"proj", {{"command", MCPRT_DEMO_SERVER}}}}}}.dump();
+  o.cwd = repo.string();
+  std::vector<std::string> asked;
+  o.loader.trust = [&](const std::vector<ProjectServer>& pending, std::function<void(TrustAnswer)> answer) {
+    for (const auto& p : pending) asked.push_back(p.name + " " + describe_launch(p.config));
+    TrustAnswer a;
+    a.trust_folder = true;
+    a.remember = false;  // this run only: nothing is written
+    answer(a);
+  };
+  ScopedEnv scoped_home("HOME", home.string());
+  ScopedEnv scoped_xdg("XDG_CONFIG_HOME", std::nullopt);
+  {
+    native::NativeHost host(o);
+    LoadResult r = host.load(native::test::kWaitLimit);
+    EXPECT_EQ(asked, std::vector<std::string>{"proj " + std::string(MCPRT_DEMO_SERVER)});
+    EXPECT_EQ(r.connected_servers, std::vector<std::string>{"proj"});
+    EXPECT_EQ(r.tools.size(), 6u);
+    // /mcp reload rediscovers with the grant of this run.
+    EXPECT_TRUE(host.discover().pending.empty());
+    EXPECT_FALSE(fs::exists(home / ".config/mcprt/mcp.json"));
+    host.shutdown();
+  }
+  {
+    auto o2 = o;  // a new host without a callback: pending again
+    o2.loader.trust = nullptr;
+    native::NativeHost fresh(o2);
+    LoadResult r = fresh.load(native::test::kWaitLimit);
+    EXPECT_TRUE(r.tools.empty());
+    ASSERT_EQ(r.discovery.pending.size(), 1u);
+    EXPECT_EQ(r.discovery.pending[0].folder, fs::canonical(repo).string());
+    EXPECT_TRUE(children_of_self().empty());
+  }
 }
 
 TEST_F(NativeHostTest, UserConfigPathIsTheConfigFileWhenOneIsGiven) {
