@@ -8,7 +8,8 @@
 //
 //   mcprt_bench_untrusted_json [--mb 5] [--iterations 30]
 //
-// Prints a table and one JSON line (the last line) with the medians in ms and the ratios.
+// Prints a table and one JSON line (the last line) with the medians in ms and the ratios;
+// "pre-scan alone" is the depth check by itself (a text it walks to the end and rejects).
 
 #include <algorithm>
 #include <chrono>
@@ -88,8 +89,12 @@ int main(int argc, char** argv) {
   }
   const std::string text = tools_list_answer(mb);
   const std::string too_deep = std::string(66000, '[') + std::string(66000, ']');
+  // The same text with one level too many at its very end: the pre-scan walks all of it
+  // and then rejects, so timing this call times the pre-scan alone.
+  const std::string deep_at_end =
+      "[" + text + "," + std::string(128, '[') + std::string(128, ']') + "]";
 
-  std::vector<double> plain, bounded, rejected;
+  std::vector<double> plain, bounded, rejected, scan_only;
   std::size_t sink = 0;  // keeps the results alive, so nothing is optimized away
   for (int i = 0; i < iterations; ++i) {
     plain.push_back(time_ms([&] {
@@ -104,18 +109,29 @@ int main(int argc, char** argv) {
       auto v = mcprt::detail::parse_untrusted_json(too_deep);
       sink += v.ok() ? 1 : 0;
     }));
+    scan_only.push_back(time_ms([&] {
+      auto v = mcprt::detail::parse_untrusted_json(deep_at_end);
+      sink += v.ok() ? 1 : 0;
+    }));
   }
   if (!mcprt::detail::parse_untrusted_json(text).ok()) {
     std::fprintf(stderr, "the benchmark text did not parse\n");
     return 1;
   }
-  const double p = median(plain), b = median(bounded), r = median(rejected);
+  if (mcprt::detail::parse_untrusted_json(deep_at_end).ok()) {
+    std::fprintf(stderr, "the pre-scan-only text was accepted\n");
+    return 1;
+  }
+  const double p = median(plain), b = median(bounded), r = median(rejected),
+               s = median(scan_only);
   std::printf("tools/list answer: %zu bytes, %d iterations (medians)\n", text.size(), iterations);
   std::printf("  json::parse                 %9.3f ms\n", p);
   std::printf("  parse_untrusted_json        %9.3f ms   ratio %.3f\n", b, b / p);
+  std::printf("  pre-scan alone              %9.3f ms   ratio %.3f\n", s, s / p);
   std::printf("  66k-deep line (rejected)    %9.3f ms   (%zu bytes)\n", r, too_deep.size());
   std::printf("{\"bytes\":%zu,\"iterations\":%d,\"plain_ms\":%.3f,\"bounded_ms\":%.3f,"
-              "\"ratio\":%.4f,\"deep_reject_ms\":%.4f,\"sink\":%zu}\n",
-              text.size(), iterations, p, b, b / p, r, sink);
+              "\"ratio\":%.4f,\"prescan_ms\":%.3f,\"prescan_ratio\":%.4f,"
+              "\"deep_reject_ms\":%.4f,\"sink\":%zu}\n",
+              text.size(), iterations, p, b, b / p, s, s / p, r, sink);
   return 0;
 }

@@ -173,13 +173,27 @@ class McpServer {
       return;
     }
     if (method == "tools/list") {
-      reply(id, {{"tools", tool_list()}});
+      if (scenario_ == "deep_tools_list") {
+        reply_raw(id, "{\"tools\":" + deep_arrays() + "}");
+      } else if (scenario_ == "invalid_utf8_tools_list") {
+        // dump() would refuse the byte, so the answer is spliced by hand.
+        std::string result = json{{"tools", tool_list()}}.dump();
+        const std::string what = "Echoes the message.";
+        result.replace(result.find(what), what.size(), "Echoes the \xFF message.");
+        reply_raw(id, result);
+      } else {
+        reply(id, {{"tools", tool_list()}});
+      }
       return;
     }
     if (method == "tools/call") {
       if (scenario_ == "exit_mid_call") {
         complain("exit_mid_call: exiting on tools/call");
         ::_exit(7);
+      }
+      if (scenario_ == "deep_call_result") {
+        reply_raw(id, "{\"content\":" + deep_arrays() + "}");
+        return;
       }
       const std::string name = params.value("name", "");
       const json args = params.value("arguments", json::object());
@@ -197,7 +211,22 @@ class McpServer {
     reply_error(id, -32601, "Method not found: " + method);
   }
 
+  static std::string deep_arrays() {
+    const std::size_t depth = env_size("MCPRT_SCRIPTED_DEPTH", 66000);
+    return std::string(depth, '[') + std::string(depth, ']');
+  }
+
+  // An answer whose result is raw text (what json cannot hold: too deep, not UTF-8).
+  void reply_raw(const json& id, const std::string& result_text) {
+    before_answer();
+    say("{\"jsonrpc\":\"2.0\",\"id\":" + id.dump() + ",\"result\":" + result_text + "}");
+  }
+
   void before_answer() {
+    if (scenario_ == "deep_notification") {
+      say("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":"
+          "{\"level\":\"error\",\"data\":" + deep_arrays() + "}}");
+    }
     if (scenario_ == "garbage_lines") {
       say("this is not json");
       say("{\"truncated\": ");
@@ -305,7 +334,8 @@ int run_scripted_server(const char* scenario, int argc, char** argv) {
   }
   if (s == "ok" || s == "hang_initialize" || s == "garbage_lines" || s == "huge_line" ||
       s == "flood_stderr" || s == "exit_mid_call" || s == "ignore_stdin_close" ||
-      s == "ignore_sigterm") {
+      s == "ignore_sigterm" || s == "deep_tools_list" || s == "deep_call_result" ||
+      s == "deep_notification" || s == "invalid_utf8_tools_list") {
     return McpServer(s).run();
   }
   complain("scripted server: unknown scenario \"" + s + "\"");

@@ -19,6 +19,14 @@
 //                       "ready: ignoring SIGTERM" to stderr once SIGTERM is ignored
 //   slow_initialize     like ok, but answers initialize only after <arg1> ms (default
 //                       1000): a slow-starting server for the startup gate
+// Hostile MCP scenarios (SPEC §17 "Bounded input"); the depth is MCPRT_SCRIPTED_DEPTH
+// (default 66000 levels of nested arrays, a ~130 KB line):
+//   deep_tools_list     answers tools/list with {"tools":[[[...]]]} nested that deep
+//   deep_call_result    answers tools/call with {"content":[[[...]]]} nested that deep
+//   deep_notification   before every answer, a notifications/message whose params.data
+//                       is nested that deep; otherwise like ok
+//   invalid_utf8_tools_list  answers tools/list with a byte 0xFF inside a tool's
+//                       description (nothing else wrong)
 // Byte-level scenarios (no MCP):
 //   slow_cat            echoes stdin to stdout in small pieces, pausing between them
 //   stderr_tail         writes 200 KiB of numbered stderr lines, then "LAST LINE", exits 1
