@@ -35,7 +35,7 @@ export interface RuntimeOptions {
   waitForUncached?: boolean;
   /** Default per-server connect + list timeout in ms (default 30000). */
   timeoutMs?: number;
-  /** Default tools/call timeout in ms; 0 = none (default). */
+  /** Default tools/call timeout in ms, re-armed by progress (default 60000); 0 = none. */
   toolTimeoutMs?: number;
   /** Tool cache in IndexedDB: true (default, db "mcprt", store "tools"), false, or names. */
   cache?: boolean | { database?: string; store?: string };

@@ -126,7 +126,8 @@ class WebRuntime {
     manager_options_.startup_gate = Millis(number_option<long long>(options, "startupGateMs", 250));
     manager_options_.wait_for_uncached = bool_option(options, "waitForUncached", true);
     manager_options_.default_timeout = Millis(number_option<long long>(options, "timeoutMs", 30000));
-    manager_options_.default_tool_timeout = Millis(number_option<long long>(options, "toolTimeoutMs", 0));
+    manager_options_.default_tool_timeout = Millis(number_option<long long>(
+        options, "toolTimeoutMs", manager_options_.default_tool_timeout.count()));
     source_label_ = string_option(options, "sourceName", "page");
 
     // cache: true (default) | false | {database, store}

@@ -61,7 +61,12 @@ struct ManagerOptions {
   Millis startup_gate{250};
   bool wait_for_uncached = true;          // false: the gate never waits; late tools arrive via on_tools_changed
   Millis default_timeout{30000};          // servers without `timeout` (connect + list)
-  Millis default_tool_timeout{0};         // servers without `toolTimeout`; 0 = none
+  // tools/call deadline for servers without `toolTimeout` (as the TS SDK and Codex):
+  // progress notifications re-arm it; `toolTimeout: 0` in a server's config means none.
+  Millis default_tool_timeout{60000};
+  // Cap on one call whose progress keeps re-arming its deadline; 0 = no cap. A call's own
+  // CallOptions::max_total_timeout wins. Not applied when the call has no deadline.
+  Millis max_tool_call_total{600000};
   Millis health_interval{0};              // ping health check; 0 = off
   Millis list_changed_debounce{100};      // coalesces bursts of tools/list_changed
   int breaker_max_closes = 5;             // closes within breaker_window open the circuit
@@ -147,6 +152,12 @@ class McpManager {
   // Completes once `name` is connected, or fails: unknown server, timeout (the server's
   // timeout), circuit open, disconnected on purpose. A disconnected server with reconnect
   // enabled is reconnected.
+  //
+  // Tool calls through tool_host() made while their server is connecting or reconnecting
+  // wait the same way (the retry then runs at once instead of after its backoff), bounded
+  // by the call's timeout when that is shorter than the server's, and then go to the new
+  // connection; a server that is failed, circuit-open or down with reconnect off fails
+  // the call at once.
   void wait_for_connection(const std::string& name, AbortSignal signal, std::function<void(Status)> done);
   // Closes and reconnects one server now; resets its circuit breaker.
   void reconnect_server(const std::string& name, std::function<void(Status)> done);

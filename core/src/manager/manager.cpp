@@ -436,8 +436,10 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     post_fn([done = std::move(w->done), st = std::move(st)] { done(st); });
   }
 
+  // `limit` bounds the wait when it is shorter than the server's timeout (a tool call's
+  // own deadline).
   void wait_for_connection(const std::string& name, AbortSignal signal,
-                           std::function<void(Status)> done) {
+                           std::function<void(Status)> done, Millis limit = Millis(0)) {
     auto fail_now = [&](Error e) { post_fn([done, e] { done(Status(e)); }); };
     if (signal.aborted()) {
       return fail_now(Error::make(ErrorCode::aborted, server_prefix(name) +
@@ -477,7 +479,8 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     w->server = name;
     w->done = std::move(done);
     w->signal = signal;
-    const Millis timeout = s->timeout();
+    Millis timeout = s->timeout();
+    if (limit > Millis(0) && (timeout <= Millis(0) || limit < timeout)) timeout = limit;
     if (timeout > Millis(0)) {
       w->timer = ScopedTimer(ex(), ex().post_after(timeout, [weak = weak_from_this(), id, name,
                                                              timeout] {
@@ -509,9 +512,59 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     waiters.emplace(id, std::move(w));
   }
 
+  // The call's deadline: its own, else the server's toolTimeout, else the host default;
+  // a deadline gets the total cap unless the call brings one.
+  void resolve_call_timeouts(const ServerLink& s, CallOptions& call) const {
+    if (call.timeout == Millis(0)) {
+      call.timeout = s.config().tool_timeout_ms ? Millis(*s.config().tool_timeout_ms)
+                                                : options_.default_tool_timeout;
+    }
+    if (call.timeout > Millis(0) && call.max_total_timeout == Millis(0)) {
+      call.max_total_timeout = options_.max_tool_call_total;
+    }
+  }
+
+  // A call made during an outage: wait for the reconnect within the call's deadline, then
+  // call with what is left of it.
+  void call_after_reconnect(const std::string& name, const std::string& raw_tool, json arguments,
+                            CallOptions call, std::function<void(Result<json>)> done) {
+    const TimePoint started = ex().now();
+    const Millis budget = call.timeout;
+    AbortSignal signal = call.signal;
+    wait_for_connection(
+        name, std::move(signal),
+        [weak = weak_from_this(), name, raw_tool, arguments = std::move(arguments),
+         call = std::move(call), done = std::move(done), started, budget](Status st) mutable {
+          auto self = weak.lock();
+          if (!self || self->destroyed) {
+            return done(Error::make(ErrorCode::closed,
+                                    server_prefix(name) + "the MCP manager shut down"));
+          }
+          if (!st.ok()) return done(std::move(st).error());
+          if (budget > Millis(0)) {
+            const Millis left =
+                std::chrono::duration_cast<Millis>(budget - (self->ex().now() - started));
+            if (left <= Millis(0)) {
+              return done(Error::make(ErrorCode::timeout,
+                                      server_prefix(name) + "Request tools/call timed out after " +
+                                          std::to_string(budget.count()) +
+                                          " ms (waiting for the server to reconnect)"));
+            }
+            call.timeout = left;
+          }
+          self->call_tool(name, raw_tool, std::move(arguments), std::move(call), std::move(done));
+        },
+        budget);
+  }
+
   void call_tool(const std::string& name, const std::string& raw_tool, json arguments,
                  CallOptions call, std::function<void(Result<json>)> done) {
     ServerLink* s = find(name);
+    if (s && s->stage() != Stage::ready && s->pending() && !s->circuit_open()) {
+      resolve_call_timeouts(*s, call);
+      return call_after_reconnect(name, raw_tool, std::move(arguments), std::move(call),
+                                  std::move(done));
+    }
     if (!s || s->stage() != Stage::ready || !s->session()) {
       Error e = !s ? Error::make(ErrorCode::not_connected,
                                  server_prefix(name) + (disconnected_on_purpose.count(name)
@@ -526,10 +579,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
       ex().post([done = std::move(done), e = std::move(e)] { done(e); });
       return;
     }
-    if (call.timeout == Millis(0)) {
-      call.timeout = s->config().tool_timeout_ms ? Millis(*s->config().tool_timeout_ms)
-                                                 : options_.default_tool_timeout;
-    }
+    resolve_call_timeouts(*s, call);
     // Registered so that shutdown() can answer it: a destroyed session never calls back.
     const std::uint64_t id = next_call++;
     calls.emplace(id, PendingCall{name, std::move(done)});
