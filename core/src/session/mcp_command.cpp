@@ -606,7 +606,7 @@ std::string McpCommandController::usage() {
   return "Usage: /mcp <command>\n"
          "  /mcp list                      servers, status, source and tool count\n"
          "  /mcp tools [server]            MCP tools (of one server)\n"
-         "  /mcp status <name>             state, error, attempts, source, stderr tail\n"
+         "  /mcp status <name>             state, trust, error, attempts, source, stderr tail\n"
          "  /mcp reload                    disconnect all, rediscover, reconnect\n"
          "  /mcp reconnect <name>          reconnect one server\n"
          "  /mcp enable <name>             enable a server (user config file)\n"
