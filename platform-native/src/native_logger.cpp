@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "mcprt/redact.hpp"
+
 namespace mcprt::native {
 
 namespace {
@@ -67,7 +69,11 @@ SpdlogLogger::SpdlogLogger(SpdlogLoggerOptions options) : impl_(std::make_unique
 SpdlogLogger::~SpdlogLogger() = default;
 
 void SpdlogLogger::log(LogLevel level, std::string_view message) {
-  impl_->logger->log(to_spdlog(level), "{}", message);
+  const spdlog::level::level_enum spd = to_spdlog(level);
+  if (!impl_->logger->should_log(spd)) return;  // no redaction cost for dropped lines
+  // Every line is masked here (SPEC §17), whoever wrote it: a server's stderr forwarded at
+  // debug level, a URL in a connect failure, a header in a trace.
+  impl_->logger->log(spd, "{}", redact_secrets(message));
 }
 
 void SpdlogLogger::set_level(std::optional<LogLevel> level) {

@@ -74,5 +74,17 @@ TEST(SpdlogLogger, ThresholdDropsLowerLevelsUnlessEnvIsIgnored) {
   EXPECT_FALSE(logger.enabled(LogLevel::error));
 }
 
+TEST(SpdlogLogger, EveryLineIsRedacted) {
+  SpdlogLogger logger(SpdlogLoggerOptions{.level = LogLevel::debug, .read_env = false});
+  testing::internal::CaptureStderr();
+  logger.warn("GET http://alice:PW@h/x?api_key=K&q=1 failed; Authorization: Bearer tok123");
+  const std::string written = testing::internal::GetCapturedStderr();
+  EXPECT_NE(written.find("GET http://***@h/x?api_key=***&q=1 failed; Authorization: Bearer ***"),
+            std::string::npos)
+      << written;
+  EXPECT_EQ(written.find("PW"), std::string::npos) << written;
+  EXPECT_EQ(written.find("tok123"), std::string::npos) << written;
+}
+
 }  // namespace
 }  // namespace mcprt::native

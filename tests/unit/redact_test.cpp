@@ -4,6 +4,7 @@
 
 #include "mcprt/redact.hpp"
 #include "mcprt/result.hpp"
+#include "mcprt/tools.hpp"
 
 namespace mcprt {
 namespace {
@@ -119,6 +120,25 @@ TEST(ErrorRedaction, ErrorMessagesNeverHoldSecrets) {
   const Error wire = Error::wire(-32000, "bad token=abc");
   EXPECT_EQ(wire.message, "bad token=***");
   EXPECT_EQ(wire.wire_code, -32000);
+}
+
+TEST(ErrorRedaction, TopLevelStringsOfTheDataAreMaskedToo) {
+  const Error e = Error::make(ErrorCode::http_status, "HTTP 302",
+                              json{{"status", 302}, {"url", "https://u:p@h/?sig=s"}, {"deep", {{"token", "x"}}}});
+  EXPECT_EQ(e.data["url"], "https://***@h/?sig=***");
+  EXPECT_EQ(e.data["status"], 302);
+  EXPECT_EQ(e.data["deep"]["token"], "x");  // a peer's nested data is left as sent
+  EXPECT_EQ(Error::wire(-1, "m", "see token=t").data, "see token=***");
+}
+
+TEST(ErrorRedaction, TheModelNeverReadsASecretInAnMcpErrorResult) {
+  // A message rewritten after Error::make (as callers prefix server names) is masked too.
+  Error e = Error::make(ErrorCode::transport, "failed");
+  e.message = "Server \"s\": POST https://bob:pw@h/mcp?token=t failed";
+  const ToolResult out = mcp_error_result(e);
+  EXPECT_TRUE(out.is_error);
+  EXPECT_EQ(out.text, "MCP error: Server \"s\": POST https://***@h/mcp?token=*** failed");
+  EXPECT_EQ(out.content[0]["text"], out.text);
 }
 
 }  // namespace

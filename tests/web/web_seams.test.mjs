@@ -301,4 +301,16 @@ describe('WebConsoleLogger', () => {
     }
     assert.deepEqual(seen, [['debug', '[mcprt] d'], ['info', '[mcprt] i'], ['warn', '[mcprt] w ✓'], ['error', '[mcprt] e']]);
   });
+
+  test('Logger_MasksSecretsInEveryLine', () => {
+    const seen = [];
+    const saved = console.warn;
+    console.warn = (text) => seen.push(text);
+    try {
+      seams.log(2, 'GET http://alice:PW@h/x?api_key=K&q=1 failed; Authorization: Bearer tok123');
+    } finally {
+      console.warn = saved;
+    }
+    assert.deepEqual(seen, ['[mcprt] GET http://***@h/x?api_key=***&q=1 failed; Authorization: Bearer ***']);
+  });
 });

@@ -52,7 +52,7 @@ struct Error {
 
   // Both mask secrets in `message` (URL userinfo, secret-looking query values, bearer
   // tokens; mcprt/redact.hpp), so no error text can leak them into a log, a status or a
-  // tool result (SPEC §17). `data` is kept as given.
+  // tool result (SPEC §17); so are the top-level string values of `data`.
   static Error wire(int wire_code, std::string message, json data = nullptr);
   static Error make(ErrorCode code, std::string message, json data = nullptr);
   bool is_wire() const { return code == ErrorCode::wire; }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "framing/utf8.hpp"
+#include "mcprt/redact.hpp"
 #include "mcprt/tools.hpp"
 
 namespace mcprt {
@@ -115,7 +116,10 @@ ToolResult render_tool_result(const json& call_result, std::size_t max_result_by
 ToolResult mcp_error_result(const Error& error) {
   ToolResult r;
   r.is_error = true;
-  r.text = "MCP error: " + (error.message.empty() ? error.describe() : error.message);
+  // Error::make already masks its message, but a message can be rewritten after it was made
+  // (prefixed with a server name, joined with another): this is the text the model reads,
+  // so it is masked again here (SPEC §17).
+  r.text = "MCP error: " + redact_secrets(error.message.empty() ? error.describe() : error.message);
   r.content = json::array({{{"type", "text"}, {"text", r.text}}});
   return r;
 }

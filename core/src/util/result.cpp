@@ -24,13 +24,32 @@ const char* to_string(ErrorCode code) {
   return "unknown";
 }
 
+namespace {
+
+// The top-level strings of an error's data ({"url": ..., "location": ...}) are shown in JSON
+// outputs next to the message, so they are masked the same way. Deeper values (a peer's own
+// error data) are left as sent: walking them would be a recursion a server could drive.
+void redact_data(json& data) {
+  if (data.is_string()) {
+    redact_secrets_in_place(data.get_ref<std::string&>());
+  } else if (data.is_object()) {
+    for (auto& item : data.items()) {
+      if (item.value().is_string()) redact_secrets_in_place(item.value().get_ref<std::string&>());
+    }
+  }
+}
+
+}  // namespace
+
 Error Error::wire(int wire_code, std::string message, json data) {
   redact_secrets_in_place(message);
+  redact_data(data);
   return Error{ErrorCode::wire, std::move(message), wire_code, std::move(data)};
 }
 
 Error Error::make(ErrorCode code, std::string message, json data) {
   redact_secrets_in_place(message);
+  redact_data(data);
   return Error{code, std::move(message), 0, std::move(data)};
 }
 
