@@ -1,8 +1,18 @@
 #pragma once
-// Just enough URL handling for the HTTP transports: parse an absolute http(s) URL,
-// resolve a reference against a base (RFC 3986 §5.2: the legacy SSE `endpoint` event and
-// redirect `Location`s are often relative), and compare origins (scheme, host, port — the
-// rule behind the legacy endpoint check and `headerPolicy: "origin-locked"`).
+// URLs for the HTTP transports, parsed the way browsers and `fetch` parse them (SPEC §17):
+// the WHATWG URL Standard's basic URL parser, for the special schemes http and https only.
+// Parse an absolute URL, resolve a reference against a base (the legacy SSE `endpoint`
+// event and redirect `Location`s are often relative), and compare origins (scheme, host,
+// port — the rule behind the legacy endpoint check and `headerPolicy: "origin-locked"`).
+//
+// What mcprt does NOT do the way a browser does, and so rejects instead of reading
+// differently:
+//  - hosts that are not ASCII after percent-decoding ("bücher.de", fullwidth digits,
+//    U+3002 as a dot) need IDNA/UTS-46 tables: write them in punycode ("xn--bcher-kva.de");
+//  - punycode labels are accepted only when they decode to letters of a few scripts that
+//    are valid IDNA as they stand (Latin-1, Greek, Cyrillic, kana, CJK, Hangul);
+//  - port 0 (a browser accepts it; nothing listens there);
+//  - input that is not valid UTF-8 (a browser never sees such a string).
 // Pure functions; nothing throws.
 
 #include <cstddef>
@@ -10,30 +20,44 @@
 #include <string>
 #include <string_view>
 
+#include "mcprt/result.hpp"
+
 namespace mcprt {
 
 struct Url {
   std::string scheme;    // "http" or "https", lower case
-  std::string userinfo;  // rarely used; kept so that to_string() round-trips
-  std::string host;      // lower case; an IPv6 literal keeps its brackets
-  int port = 0;          // the explicit port, else 80 / 443
-  bool explicit_port = false;
-  std::string path = "/";  // never empty; dot segments removed
-  std::string query;       // without the '?'
-  bool has_query = false;
+  std::string username;  // percent-encoded as serialized (userinfo percent-encode set)
+  std::string password;  // likewise
+  std::string userinfo;  // username [":" password], "" when both are empty
+  // Serialized host, lower case: a domain ("example.com", "xn--bcher-kva.de"), an IPv4
+  // address in dotted decimal ("127.0.0.1", also for "0x7f.1" or "2130706433"), or an IPv6
+  // address in brackets, compressed ("[::1]").
+  std::string host;
+  int port = 0;  // the explicit port, else 80 / 443
+  bool explicit_port = false;  // a non-default port was given (a default one is dropped)
+  std::string path = "/";      // never empty; dot segments removed; percent-encoded
+  std::string query;           // without the '?'; percent-encoded
+  bool has_query = false;      // "http://h/?" has an (empty) query
   // The fragment is dropped: it never goes on the wire.
 
   // "https://example.com" / "http://127.0.0.1:8080" (a default port is omitted).
   std::string origin() const;
-  // The URL as sent: origin + path [+ '?' + query].
+  // The URL as sent: the WHATWG href without the fragment.
   std::string to_string() const;
 };
 
-// Parses an absolute http:// or https:// URL with a non-empty host and a port in 1..65535.
+// Parses an absolute http:// or https:// URL (WHATWG rules: tabs and newlines removed,
+// leading/trailing controls and spaces trimmed, '\' as '/', ...) with a host and a port in
+// 1..65535.
 std::optional<Url> parse_http_url(std::string_view text);
 
-// Resolves `reference` (absolute, "//host/x", "/x", "x", "?q", "" ...) against `base` and
-// returns an absolute http(s) URL string, or nullopt when the result is not one.
+// The same, resolved against `base` when `base` is given (any reference a browser would
+// resolve: "//host/x", "/x", "x", "?q", "", "http:x" ...), and with the reason when it fails
+// (an invalid_argument Error: "the host \"bücher.de\" is not ASCII ...").
+Result<Url> parse_http_url_checked(std::string_view text, const Url* base = nullptr);
+
+// Resolves `reference` against `base` and returns the absolute http(s) URL string
+// (to_string()), or nullopt when `base` does not parse or the result is not http(s).
 std::optional<std::string> resolve_url(std::string_view base, std::string_view reference);
 
 // True when both parse and share scheme, host and (effective) port.

@@ -1,6 +1,7 @@
 // A test-only wasm module (mcprt_web_seams.mjs) that lets Node tests drive the web
 // platform seams directly: WebFetchHttpClient, WebIndexedDbStore, WebConsoleLogger, all
-// on one WebExecutor. Every callback is reported to JS as
+// on one WebExecutor; and the core's URL parser (urlParse/urlResolve), which
+// tests/web/url_differential.test.mjs compares with Node's URL. Every callback is reported to JS as
 // Module.seamEvent(callId, kind, payloadJson), from the executor; tests/web/web_seams.test.mjs
 // asserts on those.
 #include <emscripten/bind.h>
@@ -8,9 +9,11 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 
+#include "mcprt/url.hpp"
 #include "mcprt/web/web_console_logger.hpp"
 #include "mcprt/web/web_executor.hpp"
 #include "mcprt/web/web_fetch_http_client.hpp"
@@ -141,9 +144,54 @@ void log_at(int level, const std::string& message) {
   seams().logger.log(static_cast<mcprt::LogLevel>(level), message);
 }
 
+// The parsed URL as JSON ({ok:true, href, scheme, username, password, userinfo, host, port,
+// explicitPort, path, query, hasQuery, origin}) or {ok:false, error}.
+json url_json(const mcprt::Result<mcprt::Url>& url) {
+  json out;
+  if (!url) {
+    out = {{"ok", false}, {"error", url.error().message}};
+  } else {
+    out = {{"ok", true},
+           {"href", url->to_string()},
+           {"scheme", url->scheme},
+           {"username", url->username},
+           {"password", url->password},
+           {"userinfo", url->userinfo},
+           {"host", url->host},
+           {"port", url->port},
+           {"explicitPort", url->explicit_port},
+           {"path", url->path},
+           {"query", url->query},
+           {"hasQuery", url->has_query},
+           {"origin", url->origin()}};
+  }
+  return out;
+}
+
+// parse_http_url_checked(input), and whether parse_http_url agrees.
+std::string url_parse(const std::string& input) {
+  mcprt::Result<mcprt::Url> url = mcprt::parse_http_url_checked(input);
+  json out = url_json(url);
+  out["plainAgrees"] = mcprt::parse_http_url(input).has_value() == url.ok();
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// `reference` against `base`: the fields (parse_http_url_checked with the base) and what
+// resolve_url returns for the same pair (null when it rejects).
+std::string url_resolve(const std::string& base, const std::string& reference) {
+  const std::optional<mcprt::Url> parsed_base = mcprt::parse_http_url(base);
+  if (!parsed_base) return json{{"ok", false}, {"error", "the base does not parse"}}.dump();
+  json out = url_json(mcprt::parse_http_url_checked(reference, &*parsed_base));
+  const std::optional<std::string> resolved = mcprt::resolve_url(base, reference);
+  out["resolved"] = resolved ? json(*resolved) : json(nullptr);
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mcprt_web_seams) {
+  emscripten::function("urlParse", &url_parse);
+  emscripten::function("urlResolve", &url_resolve);
   emscripten::function("httpSend", &http_send);
   emscripten::function("httpAbort", &http_abort);
   emscripten::function("httpActive", &http_active);
