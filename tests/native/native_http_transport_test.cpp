@@ -394,6 +394,41 @@ TEST_F(RefusedSession, ConnectFailsWithATransportErrorNamingTheServerAndTheUrl) 
   EXPECT_TRUE(contains(s.error().message, url)) << s.error();
 }
 
+// The server process goes away after the handshake: the next request finds no server, so
+// the transport closes (the owner's reconnect takes over) and the call fails once, naming
+// the server; nothing waits for a timeout.
+class VanishingServerSession : public HttpSessionTest {
+ protected:
+  std::unique_ptr<ScriptedMcpServer> mcp_ = std::make_unique<ScriptedMcpServer>();
+};
+
+TEST_F(VanishingServerSession, ARequestThatFindsNoServerClosesTheSessionAndFailsTheCallOnce) {
+  ASSERT_TRUE(connect(mcp_->url(), {.name = "vanishing"}).ok());
+  const std::string url = mcp_->url();
+  ASSERT_TRUE(
+      poll_until(ex_, [&] { return mcp_->count_method("notifications/initialized") == 1; }));
+  mcp_.reset();  // the port now refuses connections
+  int results = 0;
+  std::optional<Result<json>> result;
+  session_->call_tool("echo", {{"message", "anyone?"}}, CallOptions{}, [&](Result<json> r) {
+    ++results;
+    result = std::move(r);
+  });
+  ASSERT_TRUE(pump_until(ex_, [&] { return result.has_value() && closed_with_.has_value(); }));
+  ASSERT_FALSE(result->ok());
+  EXPECT_EQ(result->error().code, ErrorCode::transport) << result->error();
+  EXPECT_TRUE(contains(result->error().message,
+                       "Server \"vanishing\": POST " + url + " failed"))
+      << result->error();
+  EXPECT_TRUE(contains(result->error().message, "(the server is unreachable)"))
+      << result->error();
+  EXPECT_EQ(closed_with_->code, ErrorCode::transport) << *closed_with_;
+  EXPECT_TRUE(contains(closed_with_->message, "Server \"vanishing\"")) << *closed_with_;
+  pump_until(
+      ex_, [] { return false; }, Millis(200));  // nothing more arrives
+  EXPECT_EQ(results, 1);
+}
+
 // ---- (b) @modelcontextprotocol/server-everything (npm) over HTTP ------------------------
 
 int free_loopback_port() {

@@ -239,8 +239,8 @@ TEST_F(HttpSessionTest, Session_ARefusedPostFailsEveryPendingCallOnceAndClosesTh
 
   ASSERT_EQ(slow_results.size(), 1u);
   ASSERT_EQ(echo_results.size(), 1u);
-  const std::string why = std::string("Server \"everything\": the server is unreachable: POST ") +
-                          kUrl + " failed: Connection refused";
+  const std::string why = std::string("Server \"everything\": POST ") + kUrl +
+                          " failed: Connection refused (the server is unreachable)";
   for (const auto* r : {&slow_results[0], &echo_results[0]}) {
     ASSERT_FALSE(r->ok());
     EXPECT_EQ(r->error().code, ErrorCode::transport);
@@ -259,7 +259,8 @@ TEST_F(HttpSessionTest, Session_A5xxFailsOnlyThatCallAndKeepsTheSession) {
   create(HttpTransportMode::streamable);
   ASSERT_NO_FATAL_FAILURE(serve_streamable_handshake());
   std::optional<Result<json>> first;
-  session->call_tool("echo", json::object(), CallOptions{}, [&](Result<json> r) { first = std::move(r); });
+  session->call_tool("echo", json::object(), CallOptions{},
+                     [&](Result<json> r) { first = std::move(r); });
   auto call = next();
   ASSERT_TRUE(call);
   call->respond(503, "Service Unavailable");

@@ -712,8 +712,8 @@ TEST_F(HttpTransportTest, Streamable_ARefusedResumeClosesTheTransport) {
   ex.run_until_idle();
   ASSERT_EQ(closes.size(), 1u);
   EXPECT_EQ(closes[0].code, ErrorCode::transport);
-  EXPECT_EQ(closes[0].message, std::string("Server \"x\": the server is unreachable: GET ") + kUrl +
-                                   " failed: connection refused");
+  EXPECT_EQ(closes[0].message, std::string("Server \"x\": GET ") + kUrl +
+                                   " failed: connection refused (the server is unreachable)");
   EXPECT_TRUE(received.empty());  // the request fails once, through on_close
 }
 
@@ -741,7 +741,8 @@ TEST_F(HttpTransportTest, Streamable_ABrokenGetStreamWhoseReconnectIsRefusedClos
   again->fail(Error::make(ErrorCode::transport, "connection refused"));
   ex.run_until_idle();
   ASSERT_EQ(closes.size(), 1u);
-  EXPECT_NE(closes[0].message.find("Server \"x\": the server is unreachable: GET"), std::string::npos);
+  EXPECT_EQ(closes[0].message.rfind("Server \"x\": GET ", 0), 0u) << closes[0].message;
+  EXPECT_NE(closes[0].message.find("(the server is unreachable)"), std::string::npos);
 }
 
 TEST_F(HttpTransportTest, Streamable_AGetStreamReconnectThatTimesOutIsRetriedNotAClose) {
@@ -1022,7 +1023,8 @@ TEST_F(HttpTransportTest, Streamable_ARequestCancelledDuringTheReplayIsNotResent
   ex.run_until_idle();
   std::vector<std::string> methods;
   while (auto r = http.take()) {
-    methods.push_back(r->method() + " " + (r->json_body().is_object() ? r->json_body().value("method", "") : ""));
+    methods.push_back(r->method() + " " +
+                      (r->json_body().is_object() ? r->json_body().value("method", "") : ""));
   }
   EXPECT_EQ(methods, (std::vector<std::string>{"POST notifications/cancelled", "GET "}));
 }
@@ -1090,8 +1092,8 @@ TEST_F(HttpTransportTest, Streamable_ARefusedPostClosesTheTransportNamingTheServ
   // once from on_close), instead of answering each request with its own error.
   ASSERT_EQ(closes.size(), 1u);
   EXPECT_EQ(closes[0].code, ErrorCode::transport);
-  EXPECT_EQ(closes[0].message, std::string("Server \"x\": the server is unreachable: POST ") + kUrl +
-                                   " failed: connection refused");
+  EXPECT_EQ(closes[0].message, std::string("Server \"x\": POST ") + kUrl +
+                                   " failed: connection refused (the server is unreachable)");
   EXPECT_TRUE(received.empty());
   EXPECT_TRUE(call->aborted());
   EXPECT_FALSE(transport->send(rpc_request(3, "ping")).ok());
@@ -1350,10 +1352,11 @@ TEST_F(HttpTransportTest, Sse_RejectsAnEndpointOnAnotherOriginThanTheConfiguredU
   ex.run_until_idle();
   ASSERT_EQ(closes.size(), 1u);
   EXPECT_EQ(closes[0].code, ErrorCode::protocol);
-  EXPECT_EQ(closes[0].message,
-            std::string("Server \"x\": the SSE endpoint http://evil.test/message is not on the same "
-                        "origin as the configured URL ") +
-                kUrl + "; refusing to send messages there");
+  EXPECT_EQ(
+      closes[0].message,
+      std::string("Server \"x\": the SSE endpoint http://evil.test/message is not on the same "
+                  "origin as the configured URL ") +
+          kUrl + "; refusing to send messages there");
   EXPECT_EQ(http.pending(), 0u);  // nothing was posted there
   EXPECT_TRUE(stream->aborted());
 }
@@ -1405,8 +1408,8 @@ TEST_F(HttpTransportTest, Sse_ARefusedPostClosesTheTransport) {
   ASSERT_EQ(closes.size(), 1u);
   EXPECT_EQ(closes[0].code, ErrorCode::transport);
   EXPECT_EQ(closes[0].message,
-            "Server \"x\": the server is unreachable: POST http://mcp.test:8080/m failed: "
-            "connection refused");
+            "Server \"x\": POST http://mcp.test:8080/m failed: connection refused (the server "
+            "is unreachable)");
   EXPECT_TRUE(received.empty());
   EXPECT_TRUE(stream->aborted());
 }
@@ -1422,8 +1425,8 @@ TEST_F(HttpTransportTest, Sse_ARefusedStreamClosesNamingTheServer) {
   ex.run_until_idle();
   ASSERT_EQ(closes.size(), 1u);
   EXPECT_EQ(closes[0].code, ErrorCode::transport);
-  EXPECT_EQ(closes[0].message, std::string("Server \"x\": the server is unreachable: GET ") + kUrl +
-                                   " failed: connection refused");
+  EXPECT_EQ(closes[0].message, std::string("Server \"x\": GET ") + kUrl +
+                                   " failed: connection refused (the server is unreachable)");
   EXPECT_EQ(http.all().size(), 1u);
 }
 
@@ -1682,7 +1685,8 @@ TEST_F(HttpTransportTest, Redirect_AGetStreamRedirectedFromHttpsToHttpIsNotOpene
   EXPECT_EQ(http.pending(), 0u);  // not followed, not retried
   EXPECT_TRUE(closes.empty());    // the POSTs still work
   bool warned = false;
-  for (const auto& w : logger.warnings) warned = warned || w.find("https to http") != std::string::npos;
+  for (const auto& w : logger.warnings)
+    warned = warned || w.find("https to http") != std::string::npos;
   EXPECT_TRUE(warned);
 }
 

@@ -77,8 +77,8 @@
 // ErrorCode. A 5xx or a single timeout never closes the transport.
 //
 // TRANSPORT LOSS: when the server is evidently gone the transport closes itself, with
-// ErrorCode::transport and the cause: `Server "x": the server is unreachable: POST
-// http://h/mcp failed: <the platform's reason>`. Then the RpcPeer fails every pending
+// ErrorCode::transport and the cause: `Server "x": POST http://h/mcp failed: <the
+// platform's reason> (the server is unreachable)`. Then the RpcPeer fails every pending
 // request exactly once (from on_close; no request also gets its own error) and the owner
 // (the manager) treats it as connection loss: reconnect with backoff and breaker. "Gone"
 // means: a request of any kind (a POST, a resume GET, the GET stream, the legacy stream)

@@ -15,8 +15,8 @@ bool is_redirect(int status) {
 
 // The protocol headers that belong to the configured origin like the credentials do
 // (SPEC §17); configured headers are added to these by HttpConnection::is_origin_bound.
-constexpr std::string_view kOriginBoundHeaders[] = {
-    "Authorization", "Cookie", "Mcp-Session-Id", "MCP-Protocol-Version", "Last-Event-ID"};
+constexpr std::string_view kOriginBoundHeaders[] = {"Authorization", "Cookie", "Mcp-Session-Id",
+                                                    "MCP-Protocol-Version", "Last-Event-ID"};
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' ||
@@ -190,7 +190,8 @@ void HttpCall::send_attempt() {
   // hop by hop, so that each hop gets only what its origin may see. POST and DELETE
   // redirects are never followed.
   bool carries_bound = false;
-  for (const HttpHeader& h : request.headers) carries_bound = carries_bound || conn_->is_origin_bound(h.name);
+  for (const HttpHeader& h : request.headers)
+    carries_bound = carries_bound || conn_->is_origin_bound(h.name);
   request.follow_redirects = spec_.method == "GET" && !carries_bound;
 
   mode_ = Mode::awaiting_head;
@@ -281,7 +282,9 @@ void HttpCall::follow(const std::string& location) {
                       "HTTP " + status + " from " + url_ + ": too many redirects (more than " +
                           std::to_string(conn_->options().max_redirects) + ")",
                       json{{"status", status_}, {"url", url_}}),
-          status_, {}, HttpFailure::Kind::http_answer});
+          status_,
+          {},
+          HttpFailure::Kind::http_answer});
     return;
   }
   const std::optional<std::string> target = resolve_url(url_, location);
@@ -290,7 +293,9 @@ void HttpCall::follow(const std::string& location) {
                       "HTTP " + status + " from " + url_ + " redirects to an invalid URL: " +
                           sanitize_utf8(utf8_prefix(location, 200)),
                       json{{"status", status_}, {"url", url_}}),
-          status_, {}, HttpFailure::Kind::http_answer});
+          status_,
+          {},
+          HttpFailure::Kind::http_answer});
     return;
   }
   if (is_https_downgrade(url_, *target)) {
@@ -298,7 +303,9 @@ void HttpCall::follow(const std::string& location) {
                       "HTTP " + status + " from " + url_ + " redirects to " + *target +
                           ": refusing an https to http redirect (it would go unencrypted)",
                       json{{"status", status_}, {"url", url_}, {"location", *target}}),
-          status_, {}, HttpFailure::Kind::http_answer});
+          status_,
+          {},
+          HttpFailure::Kind::http_answer});
     return;
   }
   if (!conn_->credentials_allowed_for(*target) && conn_->credentials_allowed_for(url_)) {

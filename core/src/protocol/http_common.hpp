@@ -27,6 +27,9 @@
 namespace mcprt::detail {
 
 inline constexpr std::size_t kErrorBodyBytes = 1024;
+// Appended to the platform's error when a request found no server and the transport closes
+// (http_transport.hpp, TRANSPORT LOSS).
+inline constexpr const char* kUnreachable = " (the server is unreachable)";
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:

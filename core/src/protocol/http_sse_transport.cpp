@@ -263,7 +263,8 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
   }
 
   void lose_connection(const Error& cause) {
-    fail(Error::make(ErrorCode::transport, "the server is unreachable: " + cause.message, cause.data));
+    fail(Error::make(ErrorCode::transport, cause.message + kUnreachable,
+                     cause.data));
   }
 
   void fail(Error error) {

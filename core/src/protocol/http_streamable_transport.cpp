@@ -62,7 +62,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     bool internal = false;        // a re-initialize replay: answered here, not passed up
     bool session_retry_used = false;
     bool carried_session = false;
-    std::string sent_session;     // the session id it carried
+    std::string sent_session;  // the session id it carried
     bool answered = false;
     bool sse = false;
     bool accepted_only = false;  // 202: the body, if any, is not a message
@@ -725,16 +725,18 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     stop_get_stream(GetPhase::idle);
     get_stream_ = SseStream{};
     if (const std::int64_t bound = conn_->options().reinitialize_timeout_ms; bound > 0) {
-      reinit_timer_ = ScopedTimer(
-          conn_->executor(), conn_->executor().post_after(Millis(bound), [weak = weak_from_this(), bound] {
-            auto self = weak.lock();
-            if (!self) return;
-            self->reinit_timer_.release();
-            if (!self->live() || !self->reinitializing_) return;
-            self->fail_transport(self->conn_->named(Error::make(
-                ErrorCode::timeout, "the session expired and re-initializing did not finish within " +
-                                        std::to_string(bound) + " ms")));
-          }));
+      reinit_timer_ =
+          ScopedTimer(conn_->executor(),
+                      conn_->executor().post_after(Millis(bound), [weak = weak_from_this(), bound] {
+                        auto self = weak.lock();
+                        if (!self) return;
+                        self->reinit_timer_.release();
+                        if (!self->live() || !self->reinitializing_) return;
+                        self->fail_transport(self->conn_->named(Error::make(
+                            ErrorCode::timeout,
+                            "the session expired and re-initializing did not finish within " +
+                                std::to_string(bound) + " ms")));
+                      }));
     }
     post_message(*init_request_, false, /*internal=*/true);
   }
@@ -871,7 +873,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // failed): close, so that every pending request fails once (the RpcPeer fails them on
   // on_close) and the owner reconnects.
   void lose_connection(const Error& cause) {
-    Error e = Error::make(ErrorCode::transport, "the server is unreachable: " + cause.message,
+    Error e = Error::make(ErrorCode::transport, cause.message + kUnreachable,
                           cause.data);
     fail_transport(conn_->named(std::move(e)));
   }
