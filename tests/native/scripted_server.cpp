@@ -191,6 +191,7 @@ class McpServer {
         complain("exit_mid_call: exiting on tools/call");
         ::_exit(7);
       }
+      if (scenario_ == "hang_call") return;  // never answered
       if (scenario_ == "deep_call_result") {
         reply_raw(id, "{\"content\":" + deep_arrays() + "}");
         return;
@@ -335,7 +336,7 @@ int run_scripted_server(const char* scenario, int argc, char** argv) {
   if (s == "ok" || s == "hang_initialize" || s == "garbage_lines" || s == "huge_line" ||
       s == "flood_stderr" || s == "exit_mid_call" || s == "ignore_stdin_close" ||
       s == "ignore_sigterm" || s == "deep_tools_list" || s == "deep_call_result" ||
-      s == "deep_notification" || s == "invalid_utf8_tools_list") {
+      s == "deep_notification" || s == "invalid_utf8_tools_list" || s == "hang_call") {
     return McpServer(s).run();
   }
   complain("scripted server: unknown scenario \"" + s + "\"");

@@ -14,6 +14,7 @@
 //   flood_stderr        MCPRT_SCRIPTED_FLOOD_BYTES (default 8 MiB) of stderr lines at
 //                       start and 1 MiB more before every answer
 //   exit_mid_call       exits 7 when tools/call arrives
+//   hang_call           like ok, but never answers tools/call
 //   ignore_stdin_close  ignores stdin EOF (stays up until signalled)
 //   ignore_sigterm      ignores stdin EOF and SIGTERM (only SIGKILL ends it); writes
 //                       "ready: ignoring SIGTERM" to stderr once SIGTERM is ignored
