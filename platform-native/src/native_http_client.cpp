@@ -5,24 +5,22 @@
 //  - NativeRequestHandle: the caller's handle; abort() and its destructor stop the request.
 //  - RequestState (shared): the executor side — callbacks, the timeout_ms deadline, the
 //    "no callback after abort()" rule — and what the I/O thread hands over to it (the
-//    head claim, the body not yet delivered).
+//    head claim; the head, body and completion not delivered yet, flushed in one post).
 //  - Transfer: the I/O-thread side — the curl easy handle, the head reader with its caps,
-//    redirect hops, the stall watchdog. Built in send() on the loop thread, then owned by
+//    redirect hops, the watchdog. Built in send() on the loop thread, then owned by
 //    the I/O thread alone.
 //
 // Who touches what:
 //  - RequestState::callbacks_, callback_depth_, completed_, deadline_: the executor thread.
-//  - RequestState::mutex_ guards head_seen_, timed_out_, body_, drain_posted_, paused_:
-//    the I/O thread and the executor thread meet there. `aborted_` is atomic (the I/O
-//    thread reads it to stop early; the deliveries re-check it on the executor thread,
-//    which is what makes "no callback after abort()" hold).
+//  - RequestState::mutex_ guards head_seen_, timed_out_, the pending head/body/status,
+//    flush_posted_ and paused_: the I/O thread and the executor thread meet there.
+//    `aborted_` is atomic (the I/O thread reads it to stop early; the deliveries re-check
+//    it on the executor thread, which is what makes "no callback after abort()" hold).
 //  - Hub::mutex_ guards the command queue and the multi pointer: the loop thread (send,
-//    abort, body drained) talks to the I/O thread only by queueing a command and waking
+//    abort, body delivered) talks to the I/O thread only by queueing a command and waking
 //    curl_multi_poll with curl_multi_wakeup (thread-safe by libcurl's contract).
 //  - Everything else of libcurl (the multi, every easy handle once started) is touched by
 //    the I/O thread only.
-
-#include "mcprt/native/http_client.hpp"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -41,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include "mcprt/native/http_client.hpp"
 #include "mcprt/url.hpp"
 #include "native_http_headers.hpp"
 
@@ -59,6 +58,11 @@ constexpr std::size_t kMaxBufferedBodyBytes = 1024 * 1024;
 constexpr std::size_t kMaxRedirectBodyBytes = 64 * 1024;
 // The I/O thread's longest sleep when nothing is due; a command wakes it at once.
 constexpr int kIdlePollMs = 60 * 60 * 1000;
+// libcurl's own connect timeout is only a backstop behind the watchdog's (connect_timeout_ms):
+// when libcurl times out a DNS lookup it waits for getaddrinfo to return, which would stall
+// every other transfer; the watchdog reports the request at once and drops the transfer
+// once its lookup returned.
+constexpr long kCurlConnectBackstopMs = 10 * 60 * 1000;
 
 bool is_redirect_status(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
@@ -73,8 +77,8 @@ bool is_token(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u >= 0x7f || std::string_view("()<>@,;:\\\"/[]?={}").find(c) !=
-                                      std::string_view::npos) {
+    if (u <= 0x20 || u >= 0x7f ||
+        std::string_view("()<>@,;:\\\"/[]?={}").find(c) != std::string_view::npos) {
       return false;
     }
   }
@@ -98,7 +102,8 @@ std::string curl_url_for(const Url& url) {
   std::string raw = url.path;
   if (url.has_query) raw += "?" + url.query;
   std::string out = url.origin();
-  append_percent_encoded(out, raw, [](unsigned char u, std::size_t) { return u > 0x20 && u < 0x7f; });
+  append_percent_encoded(out, raw,
+                         [](unsigned char u, std::size_t) { return u > 0x20 && u < 0x7f; });
   return out;
 }
 
@@ -224,25 +229,31 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
     deliver_complete(timeout_error());
   }
 
-  void deliver_head(const HttpResponseHead& head) {
-    if (aborted()) return;
-    cancel_deadline();
-    invoke(callbacks_.on_response_head, head);
-  }
-
-  // Delivers every body byte that arrived since the last drain, as one chunk.
-  void drain_body() {
+  // Delivers what the I/O thread handed over since the last flush, in order: the head,
+  // every body byte as one chunk, the completion. One posted closure per batch, so a
+  // whole small answer costs the loop one wake-up, not three.
+  void flush() {
+    std::optional<HttpResponseHead> head;
     std::string bytes;
+    std::optional<Status> status;
     bool resume = false;
     {
       std::lock_guard lock(mutex_);
+      head.swap(pending_head_);
       bytes.swap(body_);
-      drain_posted_ = false;
+      status.swap(pending_status_);
+      flush_posted_ = false;
       resume = std::exchange(paused_, false);
     }
     if (resume) hub_->push(Command{Command::Kind::resume, shared_from_this(), nullptr});
-    if (aborted() || completed_ || bytes.empty()) return;
-    invoke(callbacks_.on_body_chunk, std::string_view(bytes));
+    if (head && !aborted()) {
+      cancel_deadline();
+      invoke(callbacks_.on_response_head, *head);
+    }
+    if (!bytes.empty() && !aborted() && !completed_) {
+      invoke(callbacks_.on_body_chunk, std::string_view(bytes));
+    }
+    if (status) deliver_complete(std::move(*status));
   }
 
   void deliver_complete(Status status) {
@@ -266,12 +277,15 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   // The final head arrived: post it. False when the deadline or an abort got there first
   // (the transfer then stops).
   bool post_head(HttpResponseHead head) {
+    bool post = false;
     {
       std::lock_guard lock(mutex_);
       if (aborted() || timed_out_) return false;
       head_seen_ = true;
+      pending_head_ = std::move(head);
+      post = !std::exchange(flush_posted_, true);
     }
-    executor_.post([self = shared_from_this(), head = std::move(head)] { self->deliver_head(head); });
+    if (post) post_flush();
     return true;
   }
 
@@ -286,16 +300,20 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
         return Push::pause;
       }
       body_.append(data, size);
-      post = !std::exchange(drain_posted_, true);
+      post = !std::exchange(flush_posted_, true);
     }
-    if (post) executor_.post([self = shared_from_this()] { self->drain_body(); });
+    if (post) post_flush();
     return Push::accepted;
   }
 
   void post_complete(Status status) {
-    executor_.post([self = shared_from_this(), status = std::move(status)]() mutable {
-      self->deliver_complete(std::move(status));
-    });
+    bool post = false;
+    {
+      std::lock_guard lock(mutex_);
+      pending_status_ = std::move(status);
+      post = !std::exchange(flush_posted_, true);
+    }
+    if (post) post_flush();
   }
 
   Error timeout_error() const {
@@ -305,16 +323,20 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
                        json{{"url", request_.url}, {"timeout_ms", request_.timeout_ms}});
   }
   Error shut_down_error() const {
-    return Error::make(ErrorCode::aborted,
-                       "HTTP " + request_.method + " " + request_.url +
-                           ": the HTTP client was shut down",
-                       json{{"url", request_.url}});
+    return Error::make(
+        ErrorCode::aborted,
+        "HTTP " + request_.method + " " + request_.url + ": the HTTP client was shut down",
+        json{{"url", request_.url}});
   }
 
  private:
   void cancel_deadline() {
     if (deadline_ != kNoTimer) executor_.cancel_timer(deadline_);
     deadline_ = kNoTimer;
+  }
+
+  void post_flush() {
+    executor_.post([self = shared_from_this()] { self->flush(); });
   }
 
   template <class Fn, class Arg>
@@ -349,9 +371,12 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   std::mutex mutex_;
   bool head_seen_ = false;
   bool timed_out_ = false;
-  std::string body_;  // arrived, not yet delivered
-  bool drain_posted_ = false;
-  bool paused_ = false;  // the transfer is paused until the next drain
+  // Handed over by the I/O thread, not delivered yet (flush()).
+  std::optional<HttpResponseHead> pending_head_;
+  std::string body_;
+  std::optional<Status> pending_status_;
+  bool flush_posted_ = false;
+  bool paused_ = false;  // the transfer is paused until the next flush
 };
 
 class NativeRequestHandle final : public HttpRequestHandle {
@@ -400,6 +425,8 @@ class Transfer {
 
   bool doomed() const { return doomed_; }
   void doom() { doomed_ = true; }
+  // The I/O thread added it to the multi: connect_timeout_ms counts from here.
+  void started() { reset_watchdog(); }
   // A DNS lookup of this hop runs on a libcurl resolver thread: removing the handle now
   // would block this thread until getaddrinfo returns.
   bool resolving() const { return resolving_ && !socket_opened_; }
@@ -437,17 +464,31 @@ class Transfer {
     return curl_failure(code);
   }
 
-  // The stall watchdog (write_timeout_ms, read_idle_timeout_ms). Returns false with
-  // error() set when the transfer must stop; otherwise lowers `next_check` to when it needs
-  // looking at again.
+  // The watchdog: connect_timeout_ms, write_timeout_ms, read_idle_timeout_ms. Returns false
+  // with the error set when the transfer must stop; otherwise lowers `next_check` to when
+  // it needs looking at again.
   bool check_stalls(SteadyClock::time_point now, SteadyClock::time_point& next_check) {
     const bool watch_write = options_.write_timeout_ms > 0;
     const bool watch_read = options_.read_idle_timeout_ms > 0;
-    if (doomed_ || (!watch_write && !watch_read)) return true;
+    if (doomed_) return true;
     if (!request_sent_) {
       curl_off_t pretransfer = 0;
       curl_easy_getinfo(easy_, CURLINFO_PRETRANSFER_TIME_T, &pretransfer);
-      if (pretransfer <= 0) return true;  // still connecting (connect_timeout_ms bounds it)
+      if (pretransfer <= 0) {  // resolving, connecting, TLS, or waiting for a free connection
+        const auto limit = std::chrono::milliseconds(connect_timeout_ms());
+        if (now - started_at_ >= limit) {
+          error_ =
+              transport_error("connecting timed out after " + std::to_string(connect_timeout_ms()) +
+                              " ms (connect_timeout_ms)");
+          return false;
+        }
+        next_check = std::min(next_check, started_at_ + limit);
+        return true;
+      }
+      if (!watch_write && !watch_read) {
+        request_sent_ = true;  // nothing more to watch
+        return true;
+      }
       curl_off_t uploaded = 0;
       curl_easy_getinfo(easy_, CURLINFO_SIZE_UPLOAD_T, &uploaded);
       const auto body_size = static_cast<curl_off_t>(state_->request().body.size());
@@ -460,10 +501,10 @@ class Transfer {
       } else if (watch_write) {
         const auto limit = std::chrono::milliseconds(options_.write_timeout_ms);
         if (now - write_progress_at_ >= limit) {
-          error_ = transport_error(
-              "sending the request stalled: the server read nothing for " +
-              std::to_string(options_.write_timeout_ms) + " ms (" + std::to_string(uploaded) +
-              " of " + std::to_string(body_size) + " body bytes sent; write_timeout_ms)");
+          error_ = transport_error("sending the request stalled: the server read nothing for " +
+                                   std::to_string(options_.write_timeout_ms) + " ms (" +
+                                   std::to_string(uploaded) + " of " + std::to_string(body_size) +
+                                   " body bytes sent; write_timeout_ms)");
           return false;
         }
         next_check = std::min(next_check, write_progress_at_ + limit);
@@ -533,9 +574,8 @@ class Transfer {
     set(CURLOPT_RESOLVER_START_DATA, static_cast<void*>(this));
     set(CURLOPT_OPENSOCKETFUNCTION, &Transfer::on_open_socket);
     set(CURLOPT_OPENSOCKETDATA, static_cast<void*>(this));
-    set(CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(options_.connect_timeout_ms > 0
-                                                         ? options_.connect_timeout_ms
-                                                         : 30000));
+    set(CURLOPT_CONNECTTIMEOUT_MS,
+        static_cast<long>(connect_timeout_ms()) + kCurlConnectBackstopMs);
     set(CURLOPT_TCP_KEEPALIVE, 1L);  // idle SSE streams: notice a peer that vanished
     if (options_.max_idle_connections == 0) {
       set(CURLOPT_FORBID_REUSE, 1L);
@@ -602,9 +642,14 @@ class Transfer {
   }
 
   void reset_watchdog() {
+    started_at_ = SteadyClock::now();
     request_sent_ = false;
     uploaded_ = -1;
     write_progress_at_ = sent_at_ = last_read_at_ = SteadyClock::time_point{};
+  }
+
+  std::int64_t connect_timeout_ms() const {
+    return options_.connect_timeout_ms > 0 ? options_.connect_timeout_ms : 30000;
   }
 
   std::size_t header_line(std::string_view line) {
@@ -632,17 +677,16 @@ class Transfer {
         if (std::optional<std::string> target = resolve_url(url_, *location)) {
           std::optional<Url> next = parse_http_url(*target);
           if (next && parsed_.scheme == "https" && next->scheme == "http") {
-            error_ = transport_error("refused to follow a redirect from https to http (" +
-                                     *target + "): it would send the request unencrypted");
+            error_ = transport_error("refused to follow a redirect from https to http (" + *target +
+                                     "): it would send the request unencrypted");
             return false;
           }
           if (hops_ >= state_->request().max_redirects) {
-            error_ = Error::make(ErrorCode::transport,
-                                 "HTTP GET " + state_->request().url +
-                                     ": too many redirects (more than " +
-                                     std::to_string(state_->request().max_redirects) +
-                                     "), the last to " + *target,
-                                 json{{"url", state_->request().url}, {"last_url", *target}});
+            error_ = Error::make(
+                ErrorCode::transport,
+                "HTTP GET " + state_->request().url + ": too many redirects (more than " +
+                    std::to_string(state_->request().max_redirects) + "), the last to " + *target,
+                json{{"url", state_->request().url}, {"last_url", *target}});
             return false;
           }
           redirect_to_ = std::move(target);
@@ -692,14 +736,13 @@ class Transfer {
     json data = {{"url", url_}};
     if (fields || bytes) {
       const char* option = fields ? "max_response_header_fields" : "max_response_header_bytes";
-      what += " (the limit, NativeHttpClientOptions::" + std::string(option) +
-              "); stopped reading it";
+      what +=
+          " (the limit, NativeHttpClientOptions::" + std::string(option) + "); stopped reading it";
       data["limit"] = option;
       data["max"] = fields ? reader_.limits().max_fields : reader_.limits().max_bytes;
     }
     return Error::make(ErrorCode::transport,
-                       "HTTP " + request.method + " " + url_ + " failed: " + what,
-                       std::move(data));
+                       "HTTP " + request.method + " " + url_ + " failed: " + what, std::move(data));
   }
 
   Error curl_failure(CURLcode code) const {
@@ -717,15 +760,15 @@ class Transfer {
         what = "could not connect (connection refused or host unreachable)";
         break;
       case CURLE_OPERATION_TIMEDOUT:
-        what = "connecting timed out after " + std::to_string(options_.connect_timeout_ms) +
-               " ms (connect_timeout_ms)";
+        what = "connecting timed out";
         break;
       case CURLE_SSL_CONNECT_ERROR:
         what = "the TLS handshake failed";
         break;
       case CURLE_PEER_FAILED_VERIFICATION:
-        what = "the server's TLS certificate could not be verified (untrusted, expired, or "
-               "issued for another name)";
+        what =
+            "the server's TLS certificate could not be verified (untrusted, expired, or "
+            "issued for another name)";
         break;
       case CURLE_SSL_CACERT_BADFILE:
         what = "the CA certificates could not be loaded";
@@ -755,11 +798,12 @@ class Transfer {
     std::string detail = curl_easy_strerror(code);
     if (error_buffer_[0] != '\0') detail += ": " + std::string(error_buffer_);
     const HttpRequest& request = state_->request();
-    return Error::make(ErrorCode::transport,
-                       "HTTP " + request.method + " " + url_ + " failed: " + what + " [curl: " +
-                           detail + "]",
-                       json{{"url", url_}, {"curl_error", curl_easy_strerror(code)},
-                            {"curl_code", static_cast<int>(code)}});
+    return Error::make(
+        ErrorCode::transport,
+        "HTTP " + request.method + " " + url_ + " failed: " + what + " [curl: " + detail + "]",
+        json{{"url", url_},
+             {"curl_error", curl_easy_strerror(code)},
+             {"curl_code", static_cast<int>(code)}});
   }
 
   Error setup_error(const std::string& why) const {
@@ -788,7 +832,8 @@ class Transfer {
   bool socket_opened_ = false;
   char error_buffer_[CURL_ERROR_SIZE];
 
-  // Watchdog (check_stalls).
+  // Watchdog (check_stalls). started_at_ is reset when the I/O thread adds the transfer.
+  SteadyClock::time_point started_at_ = SteadyClock::now();
   bool request_sent_ = false;
   curl_off_t uploaded_ = -1;
   SteadyClock::time_point write_progress_at_{};
@@ -817,6 +862,7 @@ struct NativeHttpClient::Impl {
 
   // I/O thread only.
   std::unordered_map<RequestState*, std::unique_ptr<Transfer>> transfers;
+  long cache_bound = -1;  // CURLMOPT_MAXCONNECTS as last set
 
   std::optional<Error> init() {
     if (!curl_ready()) {
@@ -827,9 +873,7 @@ struct NativeHttpClient::Impl {
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_NOTHING));
     curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
                       static_cast<long>(options.max_connections));
-    if (options.max_idle_connections > 0) {
-      curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, static_cast<long>(options.max_idle_connections));
-    }
+    update_cache_bound();
     hub = std::make_shared<Hub>(multi);
     return std::nullopt;
   }
@@ -871,6 +915,7 @@ struct NativeHttpClient::Impl {
       for (Command& command : hub->take(stopping)) run_command(command, stopping);
       if (stopping) break;
 
+      update_cache_bound();
       int running = 0;
       curl_multi_perform(multi, &running);
       collect_finished();
@@ -898,6 +943,20 @@ struct NativeHttpClient::Impl {
     transfers.clear();
   }
 
+  // libcurl's CURLMOPT_MAXCONNECTS bounds its whole connection cache, busy connections
+  // included: when a transfer finishes and the cache holds more, the oldest idle one
+  // other than the one just freed is closed. A fixed bound of max_idle_connections would
+  // close every POST's connection while that many SSE streams are open; so the bound
+  // follows the transfers: the other transfers' connections plus max_idle_connections.
+  void update_cache_bound() {
+    if (options.max_idle_connections == 0) return;  // CURLOPT_FORBID_REUSE instead
+    const long bound = static_cast<long>((transfers.empty() ? 0 : transfers.size() - 1) +
+                                         options.max_idle_connections);
+    if (bound == cache_bound) return;
+    curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, bound);
+    cache_bound = bound;
+  }
+
   void run_command(Command& command, bool stopping) {
     switch (command.kind) {
       case Command::Kind::start: {
@@ -912,14 +971,15 @@ struct NativeHttpClient::Impl {
           return;
         }
         Transfer* transfer = command.transfer.get();
+        transfer->started();
         transfers.emplace(&state, std::move(command.transfer));
         const CURLMcode rc = curl_multi_add_handle(multi, transfer->easy());
         if (rc != CURLM_OK) {
-          state.post_complete(Error::make(
-              ErrorCode::transport,
-              "HTTP " + state.request().method + " " + state.request().url +
-                  ": could not start the transfer (" + curl_multi_strerror(rc) + ")",
-              json{{"url", state.request().url}}));
+          state.post_complete(
+              Error::make(ErrorCode::transport,
+                          "HTTP " + state.request().method + " " + state.request().url +
+                              ": could not start the transfer (" + curl_multi_strerror(rc) + ")",
+                          json{{"url", state.request().url}}));
           drop(transfer, false);
         }
         return;
@@ -972,7 +1032,8 @@ struct NativeHttpClient::Impl {
       return;
     }
     if (transfer->has_next_hop()) {
-      if (transfer->start_next_hop() && curl_multi_add_handle(multi, transfer->easy()) == CURLM_OK) {
+      if (transfer->start_next_hop() &&
+          curl_multi_add_handle(multi, transfer->easy()) == CURLM_OK) {
         return;
       }
     }
@@ -993,7 +1054,15 @@ struct NativeHttpClient::Impl {
     for (auto& [key, transfer] : transfers) {
       if (!transfer->check_stalls(now, next_check)) stalled.push_back(transfer.get());
     }
-    for (Transfer* t : stalled) finish(t, CURLE_OK);  // outcome() reports the stall error
+    for (Transfer* t : stalled) {
+      if (t->resolving()) {
+        // Connect timeout during the lookup: report now, drop once the lookup returned.
+        t->state().post_complete(t->outcome(CURLE_OK));
+        t->doom();
+      } else {
+        finish(t, CURLE_OK);  // outcome() reports the watchdog's error
+      }
+    }
   }
 };
 
