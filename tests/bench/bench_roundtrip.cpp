@@ -757,7 +757,7 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
               url.c_str(), opt.calls, opt.warmup, kBlock);
 
   // Baselines: the same POSTs from a plain httplib::Client, keep-alive (the baseline) and
-  // a new connection per call (what NativeHttpClient does today).
+  // a new connection per call (what NativeHttpClient did before it moved to libcurl).
   HttplibSession keep(port, path, true), fresh(port, path, false);
   if (!keep.open(err) || !fresh.open(err)) return false;
 
