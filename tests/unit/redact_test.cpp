@@ -28,6 +28,20 @@ TEST(RedactUrl, MasksEverySecretLookingParameterNameCaseInsensitively) {
   EXPECT_EQ(redact_url("https://h/?api%5Fkey=s"), "https://h/?api%5Fkey=***");
 }
 
+TEST(RedactUrl, AQuestionMarkInsideAValueDoesNotEndIt) {
+  // Found by fuzz_url: a server splits the query on '&' only, so "?a" is the token's value.
+  EXPECT_EQ(redact_url("http://h/p?a&access_token=?a&&b"), "http://h/p?a&access_token=***&&b");
+}
+
+TEST(RedactUrl, MasksTheUserinfoOfUrlsNestedInThePathOrQuery) {
+  EXPECT_EQ(redact_url("https://proxy/fetch/http://u:pw@x/y?next=https://a:b@c/&k=1"),
+            "https://proxy/fetch/http://***@x/y?next=https://***@c/&k=1");
+  EXPECT_EQ(redact_url("http://h/a@b://c"), "http://h/a@b://c");
+  EXPECT_EQ(redact_url("http://h://u:pw@x/"), "http://h://***@x/");
+  // Found by fuzz_url: a nested URL's own secret parameters.
+  EXPECT_EQ(redact_url("http://h/?next=https://x/cb?api_key=k&z=1"), "http://h/?next=https://x/cb?api_key=***&z=1");
+}
+
 TEST(RedactUrl, MasksSecretsInTheFragmentToo) {
   EXPECT_EQ(redact_url("https://h/cb#access_token=abc&state=1"), "https://h/cb#access_token=***&state=1");
 }
@@ -64,6 +78,23 @@ TEST(RedactSecrets, UrlsEndAtQuotesAndKeepTrailingPunctuation) {
   EXPECT_EQ(redact_secrets("url \"http://u:p@h/?token=t\" (see http://h/?key=k)."),
             "url \"http://***@h/?token=***\" (see http://h/?key=***).");
   EXPECT_EQ(redact_secrets("{\\\"url\\\":\\\"http://u:p@h/\\\"}"), "{\\\"url\\\":\\\"http://***@h/\\\"}");
+}
+
+TEST(RedactSecrets, AQuoteInTheUserinfoDoesNotEndTheUrl) {
+  // Found by fuzz_url: a browser leaves "'" unescaped in userinfo.
+  EXPECT_EQ(redact_secrets("HTTP 500 from http://u:it's@h/a: failed"), "HTTP 500 from http://***@h/a: failed");
+  EXPECT_EQ(redact_secrets("see 'http://h/a' and 'x@y'"), "see 'http://h/a' and 'x@y'");
+}
+
+TEST(RedactSecrets, ABacktickInsideAQueryDoesNotEndTheUrl) {
+  // Found by fuzz_url: a browser sends '`' unescaped in a query.
+  EXPECT_EQ(redact_secrets("from http://h/?a`b&password=pw: failed"), "from http://h/?a`b&password=***: failed");
+  EXPECT_EQ(redact_secrets("run `http://h/?key=k`"), "run `http://h/?key=***`");
+}
+
+TEST(RedactSecrets, PunctuationThatIsAllOfASecretValueIsMaskedWithIt) {
+  EXPECT_EQ(redact_secrets("from http://h/?token=:]: failed"), "from http://h/?token=*** failed");
+  EXPECT_EQ(redact_secrets("see http://h/?token=abc."), "see http://h/?token=***.");
 }
 
 TEST(RedactSecrets, MasksSecretKeyValuePairs) {

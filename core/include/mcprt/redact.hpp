@@ -26,15 +26,16 @@ bool is_secret_name(std::string_view name);
 // "http://alice:PW@h/x?api_key=K&q=1" -> "http://***@h/x?api_key=***&q=1".
 // Userinfo is everything between the scheme's slashes and the LAST '@' before the first
 // '/', '?' or '#' (a '\' does not end it, so both the browser's and an RFC 3986 reading of
-// the authority are covered); parameters are split on '&', ';', '?' and '#' in the query
+// the authority are covered); parameters are split on '&' and ';' in the query
 // and fragment.
 std::string redact_url(std::string_view url);
 
 // Every URL (any `scheme://...`, and `http:`/`https:` followed by anything) and every
 // secret-looking pair in free text masked the same way: `name=value` and JSON
 // `"name": "value"` with a secret name, `Bearer <token>`, and `Authorization: Basic <c>`.
-// A URL in free text ends at whitespace, a quote, '<', '>', '`' or a JSON-escaped quote;
-// trailing sentence punctuation is not part of it.
+// A URL in free text ends at whitespace, '<', '>', a closing quote (one followed by
+// whitespace, punctuation or the end: a browser keeps quotes inside userinfo, paths and
+// hosts) or a JSON-escaped quote; trailing sentence punctuation and '`' are not part of it.
 std::string redact_secrets(std::string_view text);
 
 // redact_secrets on `text` itself; returns whether anything was masked. Text without

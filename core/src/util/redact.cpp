@@ -52,10 +52,15 @@ bool ends_url(std::string_view text, std::size_t i) {
   if (c <= 0x20 || c == 0x7F) return true;
   switch (c) {
     case '"':
-    case '\'':
+    case '\'': {
+      // Only a closing quote: a browser keeps "'" in userinfo, paths and even hosts, and
+      // '"' in a host ("http://u:it's@h/", "http://a'b/").
+      if (i + 1 >= text.size()) return true;
+      const auto next = static_cast<unsigned char>(text[i + 1]);
+      return next <= 0x20 || std::string_view(".,;:!?)]}>\\").find(static_cast<char>(next)) != npos;
+    }
     case '<':
-    case '>':
-    case '`': return true;
+    case '>': return true;
     case '\\': return i + 1 < text.size() && text[i + 1] == '"';  // a quote escaped in JSON text
     default: return false;
   }
@@ -78,6 +83,19 @@ bool ends_value(char c) {
     case '}':
     case '`': return true;
     default: return false;
+  }
+}
+
+// Userinfo of URLs nested in the rest of a URL ("https://proxy/fetch/http://u:pw@x/",
+// "?next=http://u:pw@x/"), masked in `out` from `from` on.
+void mask_nested_userinfo(std::string& out, std::size_t from) {
+  for (std::size_t sep = out.find("://", from); sep != npos; sep = out.find("://", sep + 3)) {
+    const std::size_t start = sep + 3;
+    std::size_t end = out.find_first_of("/?#&;", start);
+    if (end == npos) end = out.size();
+    const std::size_t at = std::string_view(out).substr(start, end - start).rfind('@');
+    if (at == npos || at == 0 || std::string_view(out).substr(start, at) == kRedactedMask) continue;
+    out.replace(start, at, kRedactedMask);
   }
 }
 
@@ -120,23 +138,37 @@ void append_redacted_url(std::string& out, std::string_view url) {
       out.append(kRedactedMask);
       pos = authority + at;  // the '@' is copied below
     }
-    out.append(url.substr(pos, end - pos));
-    pos = end;
+    // A ':' that ends the authority goes with the rest, so that a nested "://" starting
+    // there is seen ("http://h:/" + "/u:pw@x").
+    std::size_t split = end;
+    while (split > pos && url[split - 1] == ':') --split;
+    out.append(url.substr(pos, split - pos));
+    pos = split;
   }
+  // URLs nested in the rest first, so that the parameters below are read from the same
+  // text a second pass reads (masking a nested userinfo can remove an '=').
+  std::string rest(url.substr(pos));
+  mask_nested_userinfo(rest, 0);
+  url = rest;
+  pos = 0;
   std::size_t params = url.find_first_of("?#", pos);
   if (params == npos) params = url.size();
   out.append(url.substr(pos, params - pos));
   pos = params;
   while (pos < url.size()) {
     out += url[pos++];  // the separator
-    std::size_t end = url.find_first_of("&;?#", pos);
+    std::size_t end = url.find_first_of("&;#", pos);
     if (end == npos) end = url.size();
     const std::string_view pair = url.substr(pos, end - pos);
     const std::size_t eq = pair.find('=');
-    if (eq != npos && eq + 1 < pair.size() && is_secret_name(pair.substr(0, eq)) &&
-        pair.substr(eq + 1) != kRedactedMask) {
+    if (eq != npos && eq + 1 < pair.size() && is_secret_name(pair.substr(0, eq))) {
       out.append(pair.substr(0, eq + 1));
       out.append(kRedactedMask);
+    } else if (const std::size_t q = pair.find('?'); q != npos) {
+      // A URL nested in a value ("next=https://x/?token=t"): its own parameters follow
+      // the '?'. (Inside a secret value, above, a '?' is just part of what is masked.)
+      out.append(pair.substr(0, q));
+      end = pos + q;
     } else {
       out.append(pair);
     }
@@ -197,16 +229,22 @@ class Redactor {
     out_.append(text_.substr(copied_, to - copied_));
     copied_ = to;
   }
+  // A secret that needs no masking (empty, or masked already) is passed over the same way
+  // as one just masked, so a second pass reads the text as the first did.
+  std::size_t handled(std::size_t to) {
+    if (to > done_) done_ = to;
+    return to;
+  }
   void mask_span(std::size_t from, std::size_t to) {
     flush(from);
     out_.append(kRedactedMask);
-    copied_ = to;
+    copied_ = done_ = to;
   }
 
   // `scheme://...` (or `http:`/`https:` + anything) with the ':' at `colon`.
   std::size_t try_url(std::size_t colon) {
     std::size_t s = colon;
-    while (s > copied_ && is_scheme_char(text_[s - 1])) --s;
+    while (s > done_ && is_scheme_char(text_[s - 1])) --s;
     while (s < colon && !is_alpha(text_[s])) ++s;
     if (colon - s < 2) return npos;
     const std::string_view scheme = text_.substr(s, colon - s);
@@ -218,13 +256,30 @@ class Redactor {
     if (!slashes && !(special && colon + 1 < text_.size() && !ends_url(text_, colon + 1))) {
       return npos;
     }
+    // A quote in userinfo may look like a closing one ("http://u':p@h/"): when an '@'
+    // follows within what can be the authority, the URL reaches at least past it. Only a
+    // stretch that can be userinfo as a browser writes it counts (so that masking a pair
+    // in it, which removes its '?' or '/', cannot make it userinfo on a second pass).
     std::size_t e = colon + 1;
+    while (slash(e)) ++e;
+    std::size_t last_at = npos;
+    for (std::size_t k = e; k < text_.size(); ++k) {
+      const char c = text_[k];
+      if (c == '@') {
+        last_at = k;
+      } else if (!(is_alpha(c) || is_digit(c) || std::string_view("-._~!$&'()*+,%:").find(c) != npos)) {
+        break;
+      }
+    }
+    if (last_at != npos) e = last_at + 1;
     while (e < text_.size() && !ends_url(text_, e)) ++e;
     const std::string_view whole = text_.substr(s, e - s);
+    const std::size_t whole_end = e;
     // Sentence punctuation after a URL is not part of it.
     while (e > colon + 1) {
       const char last = text_[e - 1];
-      const bool trim = last == '.' || last == ',' || last == ';' || last == ':' || last == '!' ||
+      // '`' too: a browser leaves it unescaped in a query, so only a closing one is markup.
+      const bool trim = last == '.' || last == ',' || last == ';' || last == ':' || last == '!' || last == '`' ||
                         last == '?' || (last == ')' && whole.find('(') == npos) ||
                         (last == ']' && whole.find('[') == npos);
       if (!trim) break;
@@ -232,18 +287,29 @@ class Redactor {
     }
     std::string redacted;
     append_redacted_url(redacted, text_.substr(s, e - s));
+    // ...unless it is all a secret value has ("?token=:)."): when the trimmed URL ends in
+    // an empty value that the whole one masks, the whole one is taken.
+    if (e < whole_end && !redacted.empty() && redacted.back() == '=') {
+      std::string full;
+      append_redacted_url(full, whole);
+      if (full != redacted + std::string(text_.substr(e, whole_end - e))) {
+        e = whole_end;
+        redacted = std::move(full);
+      }
+    }
     if (redacted != text_.substr(s, e - s)) {
       flush(s);
       out_.append(redacted);
       copied_ = e;
     }
+    done_ = e;  // masked or not, the URL is not read again as a name or scheme
     return e;
   }
 
   // `name=value`, `name="value"`, `name='value'` with a secret name.
   std::size_t try_key_value(std::size_t eq) {
     std::size_t s = eq;
-    while (s > copied_ && is_name_char(text_[s - 1])) --s;
+    while (s > done_ && is_name_char(text_[s - 1])) --s;
     if (s == eq || !is_secret_name(text_.substr(s, eq - s))) return npos;
     std::size_t v = eq + 1;
     std::size_t e = v;
@@ -254,7 +320,7 @@ class Redactor {
     } else {
       while (e < text_.size() && !ends_value(text_[e])) ++e;
     }
-    if (e == v || text_.substr(v, e - v) == kRedactedMask) return e;
+    if (e == v || text_.substr(v, e - v) == kRedactedMask) return handled(e);
     mask_span(v, e);
     return e;
   }
@@ -267,7 +333,7 @@ class Redactor {
     const std::size_t name_end = j - 1;
     std::size_t name_start = name_end;
     while (name_start > 0 && text_[name_start - 1] != '"' && name_end - name_start < 128) --name_start;
-    if (name_start == 0 || text_[name_start - 1] != '"' || name_start - 1 < copied_) return npos;
+    if (name_start == 0 || text_[name_start - 1] != '"' || name_start - 1 < done_) return npos;
     if (!is_secret_name(text_.substr(name_start, name_end - name_start))) return npos;
     std::size_t v = colon + 1;
     while (v < text_.size() && is_space(text_[v])) ++v;
@@ -276,7 +342,7 @@ class Redactor {
     std::size_t e = v;
     while (e < text_.size() && text_[e] != '"') e += text_[e] == '\\' ? 2 : 1;
     if (e > text_.size()) e = text_.size();
-    if (e == v || text_.substr(v, e - v) == kRedactedMask) return e;
+    if (e == v || text_.substr(v, e - v) == kRedactedMask) return handled(e);
     mask_span(v, e);
     return e;
   }
@@ -285,7 +351,7 @@ class Redactor {
   // Bearer is also caught on its own below; this covers Basic and other schemes.
   std::size_t try_authorization_header(std::size_t colon) {
     std::size_t s = colon;
-    while (s > copied_ && (is_alpha(text_[s - 1]) || text_[s - 1] == '-')) --s;
+    while (s > done_ && (is_alpha(text_[s - 1]) || text_[s - 1] == '-')) --s;
     const std::string_view name = text_.substr(s, colon - s);
     if (!equals_ci(name, "authorization") && !equals_ci(name, "proxy-authorization")) return npos;
     std::size_t v = colon + 1;
@@ -294,11 +360,11 @@ class Redactor {
     while (w < text_.size() && is_alpha(text_[w])) ++w;
     std::size_t t = w;
     while (t < text_.size() && is_space(text_[t])) ++t;
-    if (text_.substr(t, kRedactedMask.size()) == kRedactedMask) return t + kRedactedMask.size();
+    if (text_.substr(t, kRedactedMask.size()) == kRedactedMask) return handled(t + kRedactedMask.size());
     if (t == w || t >= text_.size() || !is_token_char(text_[t])) t = v;  // no scheme word
     std::size_t e = t;
     while (e < text_.size() && is_token_char(text_[e])) ++e;
-    if (e == t || text_.substr(t, e - t) == kRedactedMask) return e;
+    if (e == t || text_.substr(t, e - t) == kRedactedMask) return handled(e);
     mask_span(t, e);
     return e;
   }
@@ -311,16 +377,18 @@ class Redactor {
     const std::size_t after_word = t;
     while (t < text_.size() && is_space(text_[t])) ++t;
     if (t == after_word) return npos;
+    if (text_.substr(t, kRedactedMask.size()) == kRedactedMask) return handled(t + kRedactedMask.size());
     std::size_t e = t;
     while (e < text_.size() && is_token_char(text_[e])) ++e;
-    if (e == t || text_.substr(t, e - t) == kRedactedMask) return e == t ? npos : e;
+    if (e == t || text_.substr(t, e - t) == kRedactedMask) return e == t ? npos : handled(e);
     mask_span(t, e);
     return e;
   }
 
   std::string_view text_;
   std::string out_;
-  std::size_t copied_ = 0;
+  std::size_t copied_ = 0;  // text_ up to here is in out_ (once anything changed)
+  std::size_t done_ = 0;    // text_ up to here belongs to a URL or secret already handled
   bool changed_ = false;
 };
 
