@@ -1,4 +1,6 @@
-// The built-in capability sources of SPEC §2.1 and the programmatic provider.
+// The built-in capability sources of SPEC §2.1 (the programmatic provider is in
+// programmatic_provider.cpp: the web module links that one and not this file, whose
+// providers all read files).
 //
 // Every file provider reads through DiscoveryContext::fs. A missing file contributes
 // nothing; a file that cannot be read or parsed contributes one ParsedConfig holding one
@@ -424,34 +426,6 @@ class CodexProvider final : public BuiltinProvider {
   }
 };
 
-class ProgrammaticProvider final : public ConfigProvider {
- public:
-  ProgrammaticProvider(std::string id, std::string name, int priority, Level level, json document,
-                       std::string label)
-      : id_(std::move(id)), name_(std::move(name)), priority_(priority), level_(level),
-        document_(std::move(document)), label_(std::move(label)) {}
-  std::string id() const override { return id_; }
-  std::string display_name() const override { return name_; }
-  int priority() const override { return priority_; }
-  std::vector<ParsedConfig> load(const DiscoveryContext&) const override {
-    ParseOptions options;
-    options.source = source_of(*this, label_.empty() ? "<" + id_ + ">" : label_, level_);
-    // `{"mcpServers": {...}}`, or the bare server map.
-    const bool wrapped = document_.is_object() && document_.contains("mcpServers");
-    if (wrapped || !document_.is_object()) {
-      return {parse_mcp_servers(document_, options.source.path, options)};
-    }
-    return {parse_mcp_servers(json{{"mcpServers", document_}}, options.source.path, options)};
-  }
-
- private:
-  std::string id_, name_;
-  int priority_;
-  Level level_;
-  json document_;
-  std::string label_;
-};
-
 ParseOptions servers_key(std::string key, bool comments) {
   ParseOptions o;
   o.servers_key = std::move(key);
@@ -490,13 +464,6 @@ std::vector<std::shared_ptr<const ConfigProvider>> builtin_providers() {
       std::make_shared<SimpleFileProvider>("mcp-json", "MCP Config", 5, "mcp.json", "",
                                            servers_key("mcpServers", false), nullptr),
   };
-}
-
-std::shared_ptr<const ConfigProvider> make_programmatic_provider(std::string id, std::string display_name,
-                                                                 int priority, SourceInfo::Level level,
-                                                                 json document, std::string label) {
-  return std::make_shared<ProgrammaticProvider>(std::move(id), std::move(display_name), priority, level,
-                                                std::move(document), std::move(label));
 }
 
 }  // namespace mcprt

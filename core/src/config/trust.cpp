@@ -1,7 +1,8 @@
 // Project trust (SPEC §17): the folder trust is recorded under, the trust state of a
-// discovered name, what an entry would run (for prompts and listings), and the records in
-// the user file's `trustedProjects`. The decision itself is made in discover_servers
-// (discovery.cpp), before substitution; nothing here reads the environment.
+// discovered name and what an entry would run (for prompts and listings). The records in
+// the user file's `trustedProjects` are read and written in user_file.cpp. The decision
+// itself is made in discover_servers (discovery.cpp), before substitution; nothing here
+// reads the environment.
 
 #include <algorithm>
 #include <set>
@@ -16,8 +17,6 @@
 namespace mcprt {
 
 namespace {
-
-constexpr const char* kTrustKey = "trustedProjects";
 
 std::string without_trailing_slash(std::string s) {
   while (s.size() > 1 && s.back() == '/') s.pop_back();
@@ -157,64 +156,6 @@ std::vector<std::string> referenced_variables(const ServerConfig& config) {
   std::vector<std::string> out;
   for (const auto& n : names) out.push_back(visible(n));
   return out;
-}
-
-// --- the user file ----------------------------------------------------------------------
-
-Result<json> read_user_config(FileSystem& fs, const std::string& path) {
-  auto text = fs.read_file(path);
-  if (!text.ok()) return text.error();
-  if (!text->has_value()) return json::object();
-  json doc = json::parse(**text, nullptr, false, /*ignore_comments=*/true);
-  if (doc.is_discarded()) {
-    return Error::make(ErrorCode::invalid_config, path + " is not valid JSON; fix it by hand first");
-  }
-  if (doc.is_null()) doc = json::object();
-  if (!doc.is_object()) return Error::make(ErrorCode::invalid_config, path + " does not hold a JSON object");
-  return doc;
-}
-
-Status write_user_config(FileSystem& fs, const std::string& path, const json& doc) {
-  return fs.write_file(path, doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-}
-
-Status record_project_trust(FileSystem& fs, const std::string& user_file, const std::string& folder,
-                            const std::map<std::string, std::string>& servers, bool replace) {
-  if (user_file.empty()) {
-    return Error::make(ErrorCode::invalid_argument, "there is no user config file to record trust in");
-  }
-  if (folder.empty()) return Error::make(ErrorCode::invalid_argument, "no project folder to trust");
-  auto doc = read_user_config(fs, user_file);
-  if (!doc.ok()) return doc.error();
-  // A malformed record is the user's to fix: rewriting it would lose what they wrote.
-  auto malformed = [&] {
-    return Error::make(ErrorCode::invalid_config, "\"" + std::string(kTrustKey) + "\" in " + user_file +
-                                                      " is malformed; fix it by hand first");
-  };
-  json& projects = (*doc)[kTrustKey];
-  if (projects.is_null()) projects = json::object();
-  if (!projects.is_object()) return malformed();
-  json& record = projects[folder];
-  if (record.is_null()) record = json::object();
-  if (!record.is_object()) return malformed();
-  json& grants = record["servers"];
-  if (grants.is_null() || replace) grants = json::object();
-  if (!grants.is_object()) return malformed();
-  for (const auto& [name, hash] : servers) grants[name] = hash;
-  return write_user_config(fs, user_file, *doc);
-}
-
-Result<bool> remove_project_trust(FileSystem& fs, const std::string& user_file, const std::string& folder) {
-  if (user_file.empty()) {
-    return Error::make(ErrorCode::invalid_argument, "there is no user config file to edit");
-  }
-  auto doc = read_user_config(fs, user_file);
-  if (!doc.ok()) return doc.error();
-  auto projects = doc->find(kTrustKey);
-  if (projects == doc->end() || !projects->is_object() || !projects->contains(folder)) return false;
-  projects->erase(folder);
-  if (auto w = write_user_config(fs, user_file, *doc); !w.ok()) return w.error();
-  return true;
 }
 
 }  // namespace mcprt

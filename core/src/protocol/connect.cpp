@@ -1,7 +1,7 @@
 #include "mcprt/connect.hpp"
 
 #include "mcprt/http_transport.hpp"
-#include "mcprt/stdio_transport.hpp"
+#include "protocol/connect_stdio.hpp"
 
 namespace mcprt {
 
@@ -12,7 +12,7 @@ Millis effective_timeout(const ServerConfig& config, const ConnectOptions& optio
 
 namespace {
 
-std::string server_prefix(const std::string& name) { return "Server \"" + name + "\": "; }
+std::string server_prefix(const std::string& name) { return detail::connect_error_prefix(name); }
 
 Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
                                                   const ConnectServices& services,
@@ -33,31 +33,8 @@ Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
     return made;
   }
   switch (config.type) {
-    case TransportType::stdio: {
-      if (!services.process_launcher) {
-        return Error::make(ErrorCode::invalid_config,
-                           server_prefix(config.name) +
-                               "stdio servers are not available on this platform");
-      }
-      ProcessSpec spec;
-      spec.command = config.command;
-      spec.args = config.args;
-      spec.env = config.env;
-      spec.cwd = config.cwd.empty() ? options.cwd : config.cwd;
-      spec.label = config.name;
-      auto stream = services.process_launcher->launch(spec);
-      if (!stream.ok()) {
-        Error e = std::move(stream).error();
-        e.message = server_prefix(config.name) + e.message;
-        return e;
-      }
-      StdioTransportOptions stdio;
-      stdio.max_message_bytes = options.max_message_bytes;
-      stdio.max_json_nesting_levels = options.max_json_nesting_levels;
-      stdio.server_name = config.name;
-      stdio.logger = services.logger;
-      return make_stdio_transport(*services.executor, std::move(stream.value()), stdio);
-    }
+    case TransportType::stdio:
+      return detail::make_stdio_connection(config, services, options);
     case TransportType::http:
     case TransportType::sse: {
       if (!services.http_client) {
