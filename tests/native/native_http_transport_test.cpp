@@ -418,8 +418,11 @@ TEST_F(VanishingServerSession, ARequestThatFindsNoServerClosesTheSessionAndFails
   ASSERT_FALSE(result->ok());
   EXPECT_EQ(result->error().code, ErrorCode::transport) << result->error();
   EXPECT_TRUE(contains(result->error().message,
-                       "Server \"vanishing\": POST " + url + " failed"))
+                       "Server \"vanishing\": HTTP POST " + url + " failed"))
       << result->error();
+  // The request is named once, not once by the platform and again by the transport.
+  const std::string& m = result->error().message;
+  EXPECT_EQ(m.find(url), m.rfind(url)) << m;
   EXPECT_TRUE(contains(result->error().message, "(the server is unreachable)"))
       << result->error();
   EXPECT_EQ(closed_with_->code, ErrorCode::transport) << *closed_with_;

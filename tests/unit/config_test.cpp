@@ -249,6 +249,15 @@ TEST(ServerConfig_Validate, RejectsAUrlThatDoesNotParse) {
   }
 }
 
+TEST(ServerConfig_Validate, RejectsAHostABrowserWouldReadDifferentlyAndSaysWhy) {
+  // mcprt has no IDNA tables: a non-ASCII host would be read differently by fetch.
+  const std::string m = validation_error("a", json{{"url", "https://b\xC3\xBC" "cher.example/mcp"}});
+  EXPECT_TRUE(contains(m, "\"url\" must be an absolute http:// or https:// URL")) << m;
+  EXPECT_TRUE(contains(m, "punycode")) << "the parser's reason is part of the message: " << m;
+  // The case parses as the browser reads it (host 127.0.0.1), so it is accepted.
+  EXPECT_TRUE(is_valid_http_url("http://127.0.0.1\\@evil/"));
+}
+
 TEST(ServerConfig_Validate, AcceptsUsualHttpUrls) {
   for (const char* good : {"http://localhost:3000/mcp", "https://api.example.com/v1/mcp?x=1#f",
                            "HTTPS://Example.COM", "http://127.0.0.1:8080", "http://[::1]:9000/sse",

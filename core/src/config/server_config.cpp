@@ -2,10 +2,12 @@
 
 #include <cctype>
 #include <cmath>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "mcprt/config.hpp"
+#include "mcprt/url.hpp"
 
 namespace mcprt {
 
@@ -391,7 +393,12 @@ Status validate_server_name(std::string_view name) {
   return {};
 }
 
-bool is_valid_http_url(std::string_view url) {
+namespace {
+
+// The config's own syntax rule: scheme "://" authority, no spaces or control characters,
+// a non-empty host and a port that fits. Stricter than a browser on purpose (it refuses
+// "https:///path", which a browser reads as the host "path").
+bool is_plain_http_url(std::string_view url) {
   for (char c : url) {
     const auto u = static_cast<unsigned char>(c);
     if (u <= 0x20 || u == 0x7F) return false;  // spaces and control characters
@@ -442,6 +449,20 @@ bool is_valid_http_url(std::string_view url) {
   return value <= 65535;
 }
 
+// Why `url` cannot be a server URL: "" when only the syntax rule fails; the URL parser's
+// reason when it reads the URL in a way (or refuses it for a reason) a user must see —
+// the transports and the browser's fetch read every accepted URL the same way.
+std::optional<std::string> http_url_problem(std::string_view url) {
+  if (!is_plain_http_url(url)) return std::string();
+  auto parsed = parse_http_url_checked(url);
+  if (!parsed.ok()) return parsed.error().message;
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool is_valid_http_url(std::string_view url) { return !http_url_problem(url).has_value(); }
+
 Status validate_server_config(const ServerConfig& config, const ValidationOptions& options) {
   std::vector<std::string> problems;
   if (Status name = validate_server_name(config.name); !name) {
@@ -464,12 +485,15 @@ Status validate_server_config(const ServerConfig& config, const ValidationOption
     problems.push_back(std::string(to_string(config.type)) + " server needs \"url\"");
   }
 
-  if (has_url && !has_command && config.type != TransportType::stdio &&
-      !is_valid_http_url(config.url)) {
-    // Only the part before any query: query strings often carry API keys.
-    std::string shown = config.url.substr(0, config.url.find_first_of("?#"));
-    if (shown.size() > 200) shown = shown.substr(0, 200) + "...";
-    problems.push_back("\"url\" must be an absolute http:// or https:// URL (got \"" + shown + "\")");
+  if (has_url && !has_command && config.type != TransportType::stdio) {
+    if (auto problem = http_url_problem(config.url)) {
+      // Only the part before any query: query strings often carry API keys.
+      std::string shown = config.url.substr(0, config.url.find_first_of("?#"));
+      if (shown.size() > 200) shown = shown.substr(0, 200) + "...";
+      std::string m = "\"url\" must be an absolute http:// or https:// URL (got \"" + shown + "\")";
+      if (!problem->empty()) m += ": " + *problem;
+      problems.push_back(std::move(m));
+    }
   }
 
   if (config.timeout_ms && *config.timeout_ms < 0) {

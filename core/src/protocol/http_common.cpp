@@ -341,7 +341,11 @@ void HttpCall::on_complete(Status status) {
         const bool redirect = e.data.is_object() && e.data.value("redirect", false);
         kind = redirect ? HttpFailure::Kind::not_followed : HttpFailure::Kind::connection_lost;
       }
-      e.message = spec_.method + " " + url_ + " failed: " + e.message;
+      // Name the request once: a platform whose message already does (the native client
+      // says "HTTP POST <url> failed: ...") is not wrapped a second time.
+      if (e.message.find(url_) == std::string::npos) {
+        e.message = spec_.method + " " + url_ + " failed: " + e.message;
+      }
       fail({std::move(e), 0, {}, kind});
       return;
     }

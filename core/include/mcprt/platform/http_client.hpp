@@ -1,7 +1,8 @@
 #pragma once
 // The HttpClient seam: a platform moves HTTP bytes; the core does every MCP rule on top
 // (Streamable HTTP and legacy SSE transports, http_transport.hpp).
-//   native: cpp-httplib (+OpenSSL) on worker threads, results posted to the executor;
+//   native: libcurl (+OpenSSL), one multi handle on an I/O thread, results posted to the
+//           executor (platform-native/src/native_http_client.cpp);
 //   web:    fetch + ReadableStream + AbortController (JS glue);
 //   tests:  FakeHttpClient (tests/support), which the test answers chunk by chunk.
 //
