@@ -31,6 +31,7 @@ enum class ErrorCode {
   http_status,           // non-2xx HTTP answer
   invalid_argument,      // a caller passed something unusable
   internal,              // a bug or an unexpected exception, caught at a boundary
+  needs_auth,            // the server wants an authorization (OAuth) that needs the user
 };
 
 const char* to_string(ErrorCode code);

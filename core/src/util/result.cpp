@@ -18,6 +18,7 @@ const char* to_string(ErrorCode code) {
     case ErrorCode::message_too_large: return "message_too_large";
     case ErrorCode::transport: return "transport";
     case ErrorCode::http_status: return "http_status";
+    case ErrorCode::needs_auth: return "needs_auth";
     case ErrorCode::invalid_argument: return "invalid_argument";
     case ErrorCode::internal: return "internal";
   }
