@@ -188,7 +188,7 @@ HttpFrontEnd::HttpFrontEnd(HttpFrontOptions options)
       {"Access-Control-Allow-Headers",
        "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, "
        "last-event-id"},
-      {"Access-Control-Expose-Headers", "mcp-session-id"},
+      {"Access-Control-Expose-Headers", "mcp-session-id, www-authenticate"},
       {"Access-Control-Max-Age", "600"},
   });
   svr.Options(kMcpPath, [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
@@ -196,6 +196,7 @@ HttpFrontEnd::HttpFrontEnd(HttpFrontOptions options)
   svr.Get(kMcpPath, [this](const httplib::Request& q, httplib::Response& r) { on_get(q, r); });
   svr.Delete(kMcpPath,
              [this](const httplib::Request& q, httplib::Response& r) { on_delete(q, r); });
+  if (options_.add_routes) options_.add_routes(svr);
   timer_thread_ = std::thread([this] { timer_loop(); });
 }
 
@@ -283,6 +284,7 @@ void HttpFrontEnd::on_post(const httplib::Request& req, httplib::Response& res) 
     return refuse(res, 403, kTransportError,
                   "Forbidden: Host \"" + req.get_header_value("Host") + "\" is not a loopback name");
   }
+  if (options_.admit && !options_.admit(req, res)) return;
   const std::string accept = req.get_header_value("Accept");
   if (!accept_lists(accept, "application/json") || !accept_lists(accept, "text/event-stream")) {
     return refuse(res, 406, kTransportError,
@@ -482,6 +484,7 @@ void HttpFrontEnd::end_session_locked(
 
 void HttpFrontEnd::on_get(const httplib::Request& req, httplib::Response& res) {
   if (!host_allowed(req)) return refuse(res, 403, kTransportError, "Forbidden: Host not loopback");
+  if (options_.admit && !options_.admit(req, res)) return;
   if (req.has_header("Mcp-Session-Id")) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (sessions_.count(req.get_header_value("Mcp-Session-Id")) == 0) {
@@ -495,6 +498,7 @@ void HttpFrontEnd::on_get(const httplib::Request& req, httplib::Response& res) {
 
 void HttpFrontEnd::on_delete(const httplib::Request& req, httplib::Response& res) {
   if (!host_allowed(req)) return refuse(res, 403, kTransportError, "Forbidden: Host not loopback");
+  if (options_.admit && !options_.admit(req, res)) return;
   if (!req.has_header("Mcp-Session-Id")) {
     return refuse(res, 400, kTransportError, "Bad Request: no Mcp-Session-Id header");
   }

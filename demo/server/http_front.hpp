@@ -19,7 +19,9 @@
 //  [x] GET /mcp → 405 (no standalone stream is offered; 404 for an unknown session id),
 //      DELETE /mcp → 200 and the session is gone (400 without, 404 for unknown id).
 //  [x] CORS on every response, errors included (Allow-Origin *, the MCP request headers
-//      allowed, Mcp-Session-Id exposed); OPTIONS preflight → 204.
+//      allowed, Mcp-Session-Id and WWW-Authenticate exposed); OPTIONS preflight → 204.
+//  [x] hooks for a front end that protects /mcp (HttpFrontOptions::admit) and serves more
+//      paths on the same port (HttpFrontOptions::add_routes): the OAuth fixture.
 //  [ ] no resumability (GET with Last-Event-ID is 405 too), no server-initiated requests,
 //      no Origin allow-list (any origin may call, as a local demo wants; the Host check
 //      is what stops DNS rebinding).
@@ -56,6 +58,13 @@ struct HttpFrontOptions {
   int port = 0;                    // 0 = an ephemeral port (see bind())
   // Options of each session's DemoServer; its `log` is also used for the front end's logs.
   DemoServerOptions server;
+  // Asked first (after the Host check) for every POST, GET and DELETE on /mcp: false means
+  // the request is refused and `res` holds the answer. Runs on an httplib pool thread,
+  // outside the front end's lock, several at once. The OAuth fixture's bearer-token check.
+  std::function<bool(const httplib::Request& req, httplib::Response& res)> admit;
+  // Called once at the end of the constructor to add routes (and handlers such as a
+  // logger) to the same server; routes added here never shadow /mcp.
+  std::function<void(httplib::Server& server)> add_routes;
 };
 
 // True for "localhost", "::1" and any 127.0.0.0/8 address.

@@ -354,7 +354,9 @@ void DemoServer::on_tools_list(const json& id, const json& params, const Send& s
       return reply_error(send, id, kInvalidParams, "Invalid params: unknown cursor");
     }
   }
-  reply(send, id, json{{"tools", tool_definitions()}});
+  json tools = tool_definitions();
+  for (const ExtraTool& t : options_.extra_tools) tools.push_back(t.definition);
+  reply(send, id, json{{"tools", std::move(tools)}});
 }
 
 void DemoServer::on_tools_call(const json& id, const json& params, const Send& send) {
@@ -452,6 +454,11 @@ void DemoServer::on_tools_call(const json& id, const json& params, const Send& s
       message = m->get<std::string>();
     }
     return reply(send, id, tool_error(std::move(message)));
+  }
+  for (const ExtraTool& t : options_.extra_tools) {
+    if (t.call && t.definition.value("name", std::string()) == name) {
+      return reply(send, id, t.call(args));
+    }
   }
   reply_error(send, id, kInvalidParams, "Unknown tool: " + name);
 }

@@ -7,7 +7,8 @@
 // Implements:
 //  [x] initialize (version negotiation), notifications/initialized, ping
 //  [x] an optional startup delay before the initialize answer (slow-server tests)
-//  [x] tools/list (one page), tools/call: echo, add, now, word_count, slow_task, fail
+//  [x] tools/list (one page), tools/call: echo, add, now, word_count, slow_task, fail,
+//      and the front end's DemoServerOptions::extra_tools
 //  [x] notifications/progress for slow_task when the call has _meta.progressToken
 //  [x] notifications/cancelled (stops a running slow_task; no result is sent)
 //  [x] JSON-RPC errors: -32700 parse, -32600 invalid request, -32601 unknown method,
@@ -27,6 +28,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -35,6 +37,14 @@
 namespace mcprt::demo {
 
 using json = nlohmann::json;
+
+// A tool a front end adds to the built-in ones (the OAuth fixture's issue tracker).
+// `call` gets the call's `arguments` object and returns the CallToolResult; it runs where
+// DemoServer::handle runs (see Threading above).
+struct ExtraTool {
+  json definition;  // as tools/list shows it; its "name" must differ from the built-ins'
+  std::function<json(const json& arguments)> call;
+};
 
 struct DemoServerOptions {
   std::string server_name = "mcprt-demo-server";
@@ -47,6 +57,8 @@ struct DemoServerOptions {
   // for tests of the startup gate and the tool cache, and for startup benchmarks. Other
   // requests are answered as usual meanwhile.
   std::chrono::milliseconds startup_delay{0};
+  // Listed after the built-in tools and called by name.
+  std::vector<ExtraTool> extra_tools;
 };
 
 // Protocol versions this server speaks, newest first.
