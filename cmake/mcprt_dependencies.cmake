@@ -23,5 +23,8 @@ else()
   # match the compiled library (OpenSSL/zlib/brotli support changes class layouts).
   pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
   find_package(CLI11 REQUIRED)
+  # libcrypto: the native Crypto seam (platform-native/src/native_crypto.cpp) and the
+  # native tests that verify its signatures; Debian's libssl-dev.
+  find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto)
   find_package(tomlplusplus QUIET)
 endif()
