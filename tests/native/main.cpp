@@ -1,6 +1,8 @@
-// mcprt_native_tests entry point. Two roles, like libuv's test runner:
+// mcprt_native_tests entry point. Several roles, like libuv's test runner:
 //  - `mcprt_native_tests --scripted-server=<scenario> [args...]`: act as a scripted stdio
 //    MCP server (scripted_server.hpp) — the tests spawn this binary for that;
+//  - `mcprt_native_tests --credential-lock-holder <dir> <key> <wait ms>`: take a NativeCredentialStore
+//    lock in another process (native_oauth_platform_test.cpp);
 //  - otherwise: run the GoogleTest suite, with a listener that fails any test after which
 //    this process still has a child process (running or zombie): every spawned server
 //    must have been killed and reaped by the code under test.
@@ -18,6 +20,7 @@
 namespace {
 
 constexpr const char kScriptedFlag[] = "--scripted-server=";
+constexpr const char kLockHolderFlag[] = "--credential-lock-holder";
 
 class NoLeakedChildren final : public ::testing::EmptyTestEventListener {
  public:
@@ -41,7 +44,14 @@ class NoLeakedChildren final : public ::testing::EmptyTestEventListener {
 
 }  // namespace
 
+namespace mcprt::native::test {
+int run_credential_lock_holder(int argc, char** argv);  // native_oauth_platform_test.cpp
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::strcmp(argv[1], kLockHolderFlag) == 0) {
+    return mcprt::native::test::run_credential_lock_holder(argc - 2, argv + 2);
+  }
   if (argc >= 2 && std::strncmp(argv[1], kScriptedFlag, sizeof kScriptedFlag - 1) == 0) {
     return mcprt::native::test::run_scripted_server(argv[1] + sizeof kScriptedFlag - 1, argc - 2,
                                                     argv + 2);

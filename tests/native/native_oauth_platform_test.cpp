@@ -1,6 +1,9 @@
 // The native OAuth seams (SPEC §13) against the real thing: NativeCrypto against published
-// SHA-256 vectors and OpenSSL's own signature verification.
+// SHA-256 vectors and OpenSSL's own signature verification; NativeCredentialStore on the
+// real file system, its lock contended by a second process (this binary, re-run with
+// --credential-lock-holder).
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
@@ -8,18 +11,39 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rsa.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <memory>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
+#include "mcprt/native/credential_store.hpp"
 #include "mcprt/native/crypto.hpp"
+#include "mcprt/native/executor.hpp"
+#include "mcprt/testing/env_map.hpp"
 #include "mcprt/testing/manual_executor.hpp"
+#include "native_test_support.hpp"
+
+extern char** environ;
 
 namespace mcprt::native {
 namespace {
 
+namespace fs = std::filesystem;
+using mcprt::testing::env_of;
 using mcprt::testing::ManualExecutor;
 
 std::string to_hex(const std::string& bytes) {
@@ -280,5 +304,449 @@ TEST_F(NativeCryptoTest, CompletionOutlivesTheCryptoObject) {
   EXPECT_EQ(to_hex(out->value()).substr(0, 8), "ba7816bf");
 }
 
+// ===================================== NativeCredentialStore
+
+using LockResult = Result<std::unique_ptr<CredentialLock>>;
+
+fs::path make_temp_dir(const char* name) {
+  std::string templ = (fs::temp_directory_path() / (std::string(name) + "-XXXXXX")).string();
+  EXPECT_NE(::mkdtemp(templ.data()), nullptr);
+  return templ;
+}
+
+mode_t mode_of(const fs::path& p) {
+  struct stat st {};
+  EXPECT_EQ(::stat(p.c_str(), &st), 0) << p;
+  return st.st_mode & 07777;
+}
+
+std::string read_whole(int fd) {
+  std::string out;
+  char buf[4096];
+  for (ssize_t n; (n = ::pread(fd, buf, sizeof buf, static_cast<off_t>(out.size()))) > 0;) {
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+// This binary re-run as `--credential-lock-holder <dir> <key> <wait ms>`, with pipes to its
+// stdin and from its stdout. Killed and reaped when destroyed.
+class LockHolderProcess {
+ public:
+  LockHolderProcess(const std::string& dir, const std::string& key, Millis wait) {
+    int in[2];
+    int out[2];
+    EXPECT_EQ(::pipe2(in, O_CLOEXEC), 0);
+    EXPECT_EQ(::pipe2(out, O_CLOEXEC), 0);
+    posix_spawn_file_actions_t actions;
+    ::posix_spawn_file_actions_init(&actions);
+    ::posix_spawn_file_actions_adddup2(&actions, in[0], 0);
+    ::posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    std::vector<std::string> args = {test::self_exe(), "--credential-lock-holder", dir, key,
+                                      std::to_string(wait.count())};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    EXPECT_EQ(::posix_spawn(&pid_, test::self_exe().c_str(), &actions, nullptr, argv.data(), environ), 0);
+    ::posix_spawn_file_actions_destroy(&actions);
+    ::close(in[0]);
+    ::close(out[1]);
+    stdin_ = in[1];
+    stdout_ = out[0];
+  }
+  ~LockHolderProcess() {
+    ::close(stdin_);
+    ::close(stdout_);
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      reap();
+    }
+  }
+
+  pid_t pid() const { return pid_; }
+
+  // The next line the child printed, or "" on EOF or after test::kWaitLimit.
+  std::string read_line() {
+    for (int rounds = 0; rounds < 1000; ++rounds) {
+      if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
+        std::string line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        return line;
+      }
+      pollfd p{stdout_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(test::kWaitLimit.count())) <= 0) return "";
+      char buf[512];
+      const ssize_t n = ::read(stdout_, buf, sizeof buf);
+      if (n <= 0) return "";
+      buffer_.append(buf, static_cast<std::size_t>(n));
+    }
+    return "";
+  }
+  void tell(const std::string& line) {
+    const std::string text = line + "\n";
+    EXPECT_EQ(::write(stdin_, text.data(), text.size()), static_cast<ssize_t>(text.size()));
+  }
+  void kill_hard() { ::kill(pid_, SIGKILL); }
+  // Waits for the exit; the exit code, or 128 + signal.
+  int reap() {
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int stdin_ = -1;
+  int stdout_ = -1;
+  std::string buffer_;
+};
+
+class CredentialStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override { root_ = make_temp_dir("mcprt-credentials"); }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+
+  std::string dir() const { return (root_ / "data" / "mcprt" / "credentials").string(); }
+
+  Result<std::optional<std::string>> get(NativeCredentialStore& store, const std::string& key) {
+    std::optional<Result<std::optional<std::string>>> out;
+    store.get(key, [&](Result<std::optional<std::string>> r) { out.emplace(std::move(r)); });
+    EXPECT_FALSE(out.has_value()) << "completed inside get()";
+    ex_.run_until_idle();
+    EXPECT_TRUE(out.has_value());
+    return out ? std::move(*out) : Result<std::optional<std::string>>(Error{});
+  }
+  Status put(NativeCredentialStore& store, const std::string& key, std::string value) {
+    std::optional<Status> out;
+    store.put(key, std::move(value), [&](Status st) { out = std::move(st); });
+    EXPECT_FALSE(out.has_value()) << "completed inside put()";
+    ex_.run_until_idle();
+    return out ? *out : Status(Error{});
+  }
+  // Starts a lock() whose result lands in `out`; checks it did not complete inside the call.
+  void lock(NativeCredentialStore& store, const std::string& key, Millis wait, std::optional<LockResult>& out) {
+    store.lock(key, wait, [&out](LockResult r) { out.emplace(std::move(r)); });
+    EXPECT_FALSE(out.has_value()) << "completed inside lock()";
+    ex_.run_until_idle();
+  }
+
+  fs::path root_;
+  ManualExecutor ex_;
+};
+
+TEST_F(CredentialStoreTest, FilesAre0600InA0700DirectoryWhateverTheUmask) {
+  NativeCredentialStore store(dir(), ex_);
+  const mode_t old = ::umask(0);
+  Status written = put(store, "issuer|resource", R"({"access_token":"at"})");
+  ::umask(old);
+  ASSERT_TRUE(written.ok()) << written.error();
+  EXPECT_EQ(store.path_for("issuer|resource"), dir() + "/issuer%7Cresource.json");
+  EXPECT_EQ(mode_of(store.path_for("issuer|resource")), 0600u);
+  EXPECT_EQ(mode_of(dir()), 0700u);
+  auto r = get(store, "issuer|resource");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.value(), std::optional<std::string>(R"({"access_token":"at"})"));
+
+  // The lock file too, and a directory someone made world-readable is tightened.
+  ASSERT_EQ(::chmod(dir().c_str(), 0755), 0);
+  std::optional<LockResult> held;
+  lock(store, "issuer|resource", Millis(0), held);
+  ASSERT_TRUE(held && held->ok()) << (held ? held->error().describe() : "no result");
+  EXPECT_EQ(mode_of(store.lock_path_for("issuer|resource")), 0600u);
+  EXPECT_EQ(mode_of(dir()), 0700u);
+}
+
+TEST_F(CredentialStoreTest, ReplaceIsAtomicRenameAndLeavesNoTempFiles) {
+  NativeCredentialStore store(dir(), ex_);
+  ASSERT_TRUE(put(store, "k", R"({"refresh_token":"one"})").ok());
+  const std::string path = store.path_for("k");
+  // A reader that opened the old file keeps reading the whole old value: the new one is a
+  // new file renamed over the entry, never a rewrite of the old one.
+  const int old_fd = ::open(path.c_str(), O_RDONLY);
+  ASSERT_GE(old_fd, 0);
+  struct stat before {};
+  ASSERT_EQ(::fstat(old_fd, &before), 0);
+  ASSERT_TRUE(put(store, "k", R"({"refresh_token":"two, longer than one"})").ok());
+  EXPECT_EQ(read_whole(old_fd), R"({"refresh_token":"one"})");
+  ::close(old_fd);
+  struct stat after {};
+  ASSERT_EQ(::stat(path.c_str(), &after), 0);
+  EXPECT_NE(before.st_ino, after.st_ino);
+  auto r = get(store, "k");
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.value(), std::optional<std::string>(R"({"refresh_token":"two, longer than one"})"));
+  std::vector<std::string> names;
+  for (auto& e : fs::directory_iterator(dir())) names.push_back(e.path().filename().string());
+  EXPECT_EQ(names, std::vector<std::string>{"k.json"});
+}
+
+TEST_F(CredentialStoreTest, KeysCannotEscapeTheDirectoryOrMeetLockFiles) {
+  NativeCredentialStore store(dir(), ex_);
+  const std::string key = "https://as.example/../../tenant|https://mcp.example/mcp";
+  ASSERT_TRUE(put(store, key, "{}").ok());
+  EXPECT_EQ(fs::path(store.path_for(key)).parent_path(), fs::path(dir()));
+  // The entry of key "x.lock" is "x.lock.json"; the lock of key "x" is "x.lock".
+  ASSERT_TRUE(put(store, "x.lock", R"({"v":1})").ok());
+  std::optional<LockResult> held;
+  lock(store, "x", Millis(0), held);
+  ASSERT_TRUE(held && held->ok());
+  EXPECT_NE(store.path_for("x.lock"), store.lock_path_for("x"));
+  auto r = get(store, "x.lock");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_EQ(r.value(), std::optional<std::string>(R"({"v":1})"));
+}
+
+TEST_F(CredentialStoreTest, MissingKeyIsNulloptAndRemoveOfMissingSucceeds) {
+  NativeCredentialStore store(dir(), ex_);
+  auto r = get(store, "nothing");
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_FALSE(r->has_value());
+  std::optional<Status> removed;
+  store.remove("nothing", [&](Status st) { removed = std::move(st); });
+  ex_.run_until_idle();
+  ASSERT_TRUE(removed.has_value());
+  EXPECT_TRUE(removed->ok());
+}
+
+TEST_F(CredentialStoreTest, UnreadableValueNamesTheFileNotItsContent) {
+  NativeCredentialStore store(dir(), ex_);
+  ASSERT_TRUE(put(store, "ok", "{}").ok());
+  // A damaged file (cut mid-write by another tool): not JSON.
+  {
+    std::ofstream out(store.path_for("cut"));
+    out << R"({"refresh_token":"rt-SECRET-4711","access_tok)";
+  }
+  auto cut = get(store, "cut");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().code, ErrorCode::transport);
+  EXPECT_NE(cut.error().message.find(store.path_for("cut")), std::string::npos) << cut.error();
+  EXPECT_NE(cut.error().message.find("not valid JSON"), std::string::npos) << cut.error();
+  EXPECT_EQ(cut.error().message.find("rt-SECRET"), std::string::npos) << cut.error();
+  EXPECT_EQ(cut.error().message.find("refresh_token"), std::string::npos) << cut.error();
+  // An entry that cannot be read at all (a directory where the file should be).
+  fs::create_directory(store.path_for("dir"));
+  auto unreadable = get(store, "dir");
+  ASSERT_FALSE(unreadable.ok());
+  EXPECT_NE(unreadable.error().message.find(store.path_for("dir")), std::string::npos) << unreadable.error();
+  EXPECT_NE(unreadable.error().message.find("Credential store"), std::string::npos) << unreadable.error();
+}
+
+TEST_F(CredentialStoreTest, DirectoryOfAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the directory to another user";
+  fs::create_directories(dir());
+  ASSERT_EQ(::chown(dir().c_str(), 4242, 4242), 0);
+  NativeCredentialStore store(dir(), ex_);
+  Status written = put(store, "k", "{}");
+  ASSERT_FALSE(written.ok());
+  EXPECT_NE(written.error().message.find("belongs to another user"), std::string::npos) << written.error();
+  EXPECT_FALSE(fs::exists(store.path_for("k")));
+}
+
+TEST_F(CredentialStoreTest, SecondLockWaitsForTheFirstAndTimesOut) {
+  NativeCredentialStore a(dir(), ex_);
+  NativeCredentialStore b(dir(), ex_);
+  std::optional<LockResult> first;
+  lock(a, "k", Millis(0), first);
+  ASSERT_TRUE(first && first->ok());
+
+  std::optional<LockResult> second;
+  lock(b, "k", Millis(500), second);
+  ex_.advance(Millis(499));
+  EXPECT_FALSE(second.has_value()) << "gave up before the wait passed";
+  ex_.advance(Millis(1));
+  ASSERT_TRUE(second.has_value());
+  ASSERT_FALSE(second->ok());
+  EXPECT_EQ(second->error().code, ErrorCode::timeout);
+  EXPECT_NE(second->error().message.find(a.lock_path_for("k")), std::string::npos) << second->error();
+  EXPECT_NE(second->error().message.find("by process " + std::to_string(::getpid())), std::string::npos)
+      << second->error();
+
+  // The same store is not re-entrant either: a lock() waits for every other holder.
+  std::optional<LockResult> again;
+  lock(a, "k", Millis(0), again);
+  ASSERT_TRUE(again.has_value());
+  EXPECT_EQ(again->error().code, ErrorCode::timeout);
+  // Another key is independent.
+  std::optional<LockResult> other;
+  lock(b, "other", Millis(0), other);
+  ASSERT_TRUE(other && other->ok());
+}
+
+TEST_F(CredentialStoreTest, ReleasedLockGoesToTheWaiterAtTheNextPoll) {
+  NativeCredentialStore a(dir(), ex_);
+  NativeCredentialStore b(dir(), ex_);
+  std::optional<LockResult> first;
+  lock(a, "k", Millis(0), first);
+  ASSERT_TRUE(first && first->ok());
+  std::optional<LockResult> second;
+  lock(b, "k", Millis(60000), second);
+  ex_.advance(Millis(1000));
+  EXPECT_FALSE(second.has_value());
+  first.reset();  // destroys the CredentialLock: the flock is released
+  ex_.advance(NativeCredentialStore::kLockPollInterval);
+  ASSERT_TRUE(second.has_value());
+  EXPECT_TRUE(second->ok()) << second->error();
+  EXPECT_EQ(ex_.pending_timers(), 0u);
+}
+
+TEST_F(CredentialStoreTest, DestroyingTheStoreCancelsAPendingLock) {
+  NativeCredentialStore a(dir(), ex_);
+  std::optional<LockResult> first;
+  lock(a, "k", Millis(0), first);
+  ASSERT_TRUE(first && first->ok());
+  bool called = false;
+  {
+    NativeCredentialStore b(dir(), ex_);
+    b.lock("k", Millis(60000), [&](LockResult) { called = true; });
+    ex_.advance(Millis(100));
+  }
+  EXPECT_EQ(ex_.pending_timers(), 0u);
+  first.reset();
+  ex_.advance(Millis(60000));
+  EXPECT_FALSE(called);
+  // A lock taken but not yet delivered is released with the store: another can take it.
+  {
+    NativeCredentialStore c(dir(), ex_);
+    c.lock("k", Millis(0), [&](LockResult) { called = true; });
+  }
+  ex_.run_until_idle();
+  EXPECT_FALSE(called);
+  std::optional<LockResult> last;
+  lock(a, "k", Millis(0), last);
+  ASSERT_TRUE(last && last->ok());
+}
+
+TEST_F(CredentialStoreTest, LockOutlivesItsStore) {
+  std::optional<LockResult> held;
+  {
+    NativeCredentialStore a(dir(), ex_);
+    lock(a, "k", Millis(0), held);
+  }
+  ASSERT_TRUE(held && held->ok());
+  NativeCredentialStore b(dir(), ex_);
+  std::optional<LockResult> other;
+  lock(b, "k", Millis(0), other);
+  ASSERT_TRUE(other.has_value());
+  EXPECT_EQ(other->error().code, ErrorCode::timeout);
+}
+
+// The real case: two processes. The child takes the lock; this process waits (on the
+// manual clock, so every poll is counted) until the child releases it.
+TEST_F(CredentialStoreTest, SecondProcessWaitsUntilTheFirstReleases) {
+  NativeCredentialStore store(dir(), ex_);
+  LockHolderProcess child(dir(), "k", Millis(20000));
+  ASSERT_EQ(child.read_line(), "locked " + std::to_string(child.pid()));
+
+  std::optional<LockResult> mine;
+  lock(store, "k", Millis(60000), mine);
+  ex_.advance(Millis(2000));  // 80 attempts, each refused: the child holds it
+  EXPECT_FALSE(mine.has_value());
+
+  child.tell("release");
+  ASSERT_EQ(child.read_line(), "released");
+  ex_.advance(NativeCredentialStore::kLockPollInterval);
+  ASSERT_TRUE(mine.has_value());
+  EXPECT_TRUE(mine->ok()) << mine->error();
+  EXPECT_EQ(child.reap(), 0);
+}
+
+TEST_F(CredentialStoreTest, LockHeldByAnotherProcessTimesOutNamingIt) {
+  NativeCredentialStore store(dir(), ex_);
+  LockHolderProcess child(dir(), "k", Millis(20000));
+  ASSERT_EQ(child.read_line(), "locked " + std::to_string(child.pid()));
+  std::optional<LockResult> mine;
+  lock(store, "k", Millis(300), mine);
+  ex_.advance(Millis(299));
+  EXPECT_FALSE(mine.has_value());
+  ex_.advance(Millis(1));
+  ASSERT_TRUE(mine.has_value());
+  ASSERT_FALSE(mine->ok());
+  EXPECT_EQ(mine->error().code, ErrorCode::timeout);
+  EXPECT_NE(mine->error().message.find("by process " + std::to_string(child.pid())), std::string::npos)
+      << mine->error();
+}
+
+// A holder that dies without releasing (kill -9) releases with its descriptors.
+TEST_F(CredentialStoreTest, LockOfAKilledProcessIsFree) {
+  NativeCredentialStore store(dir(), ex_);
+  LockHolderProcess child(dir(), "k", Millis(20000));
+  ASSERT_EQ(child.read_line(), "locked " + std::to_string(child.pid()));
+  std::optional<LockResult> mine;
+  lock(store, "k", Millis(60000), mine);
+  ex_.advance(Millis(500));
+  EXPECT_FALSE(mine.has_value());
+  child.kill_hard();
+  EXPECT_EQ(child.reap(), 128 + SIGKILL);
+  ex_.advance(NativeCredentialStore::kLockPollInterval);
+  ASSERT_TRUE(mine.has_value());
+  EXPECT_TRUE(mine->ok()) << mine->error();
+}
+
+// The other direction, on the child's real executor: it waits for this process's lock,
+// gives up after its wait, and gets the lock once this process released it.
+TEST_F(CredentialStoreTest, OtherProcessWaitsForOurLock) {
+  NativeCredentialStore store(dir(), ex_);
+  std::optional<LockResult> mine;
+  lock(store, "k", Millis(0), mine);
+  ASSERT_TRUE(mine && mine->ok());
+  {
+    LockHolderProcess child(dir(), "k", Millis(200));
+    const std::string line = child.read_line();
+    EXPECT_EQ(line.rfind("error timeout", 0), 0u) << line;
+    EXPECT_NE(line.find("by process " + std::to_string(::getpid())), std::string::npos) << line;
+    EXPECT_EQ(child.reap(), 1);
+  }
+  mine.reset();
+  LockHolderProcess child(dir(), "k", Millis(20000));
+  EXPECT_EQ(child.read_line(), "locked " + std::to_string(child.pid()));
+  child.tell("release");
+  EXPECT_EQ(child.read_line(), "released");
+  EXPECT_EQ(child.reap(), 0);
+}
+
+TEST(CredentialStoreDir, FollowsXdgDataHomeThenHome) {
+  EXPECT_EQ(default_credentials_dir(env_of({{"XDG_DATA_HOME", "/x/data"}, {"HOME", "/home/u"}})),
+            "/x/data/mcprt/credentials");
+  EXPECT_EQ(default_credentials_dir(env_of({{"XDG_DATA_HOME", "relative"}, {"HOME", "/home/u"}})),
+            "/home/u/.local/share/mcprt/credentials");
+  EXPECT_EQ(default_credentials_dir(env_of({{"HOME", "/home/u"}})), "/home/u/.local/share/mcprt/credentials");
+  EXPECT_EQ(default_credentials_dir(env_of({})), "");
+}
+
 }  // namespace
+
+namespace test {
+
+// `--credential-lock-holder <dir> <key> <wait ms>`: takes the lock, prints "locked <pid>",
+// holds it until a line arrives on stdin (or stdin closes), releases, prints "released".
+// When the lock cannot be had: prints "error <describe()>" and exits 1.
+int run_credential_lock_holder(int argc, char** argv) {
+  if (argc < 3) return 2;
+  NativeExecutor ex;
+  NativeCredentialStore store(argv[0], ex);
+  std::optional<LockResult> got;
+  store.lock(argv[1], Millis(std::strtoll(argv[2], nullptr, 10)), [&](LockResult r) { got.emplace(std::move(r)); });
+  ex.run_until([&] { return got.has_value(); }, kWaitLimit);
+  if (!got || !got->ok()) {
+    std::printf("error %s\n", got ? got->error().describe().c_str() : "no answer");
+    std::fflush(stdout);
+    return 1;
+  }
+  std::printf("locked %d\n", static_cast<int>(::getpid()));
+  std::fflush(stdout);
+  char c = 0;
+  while (::read(0, &c, 1) == 1 && c != '\n') {
+  }
+  got.reset();
+  std::printf("released\n");
+  std::fflush(stdout);
+  return 0;
+}
+
+}  // namespace test
 }  // namespace mcprt::native
