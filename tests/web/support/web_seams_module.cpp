@@ -1,6 +1,7 @@
 // A test-only wasm module (mcprt_web_seams.mjs) that lets Node tests drive the web
-// platform seams directly: WebFetchHttpClient, WebIndexedDbStore, WebConsoleLogger, all
-// on one WebExecutor; and the core's URL parser (urlParse/urlResolve), which
+// platform seams directly: WebFetchHttpClient, WebIndexedDbStore, WebConsoleLogger and
+// the OAuth seams (WebCrypto, WebCredentialStore, WebAuthorizer; tests/web/oauth_seams.test.mjs),
+// all on one WebExecutor; and the core's URL parser (urlParse/urlResolve), which
 // tests/web/url_differential.test.mjs compares with Node's URL. Every callback is reported to JS as
 // Module.seamEvent(callId, kind, payloadJson), from the executor; tests/web/web_seams.test.mjs
 // asserts on those.
@@ -14,7 +15,10 @@
 #include <tuple>
 
 #include "mcprt/url.hpp"
+#include "mcprt/web/web_authorizer.hpp"
 #include "mcprt/web/web_console_logger.hpp"
+#include "mcprt/web/web_credential_store.hpp"
+#include "mcprt/web/web_crypto.hpp"
 #include "mcprt/web/web_executor.hpp"
 #include "mcprt/web/web_fetch_http_client.hpp"
 #include "mcprt/web/web_indexeddb_store.hpp"
@@ -34,6 +38,11 @@ struct Seams {
   std::map<int, std::unique_ptr<mcprt::HttpRequestHandle>> requests;
   std::map<std::tuple<std::string, std::string>, std::unique_ptr<mcprt::web::WebIndexedDbStore>> stores;
   mcprt::web::WebConsoleLogger logger{mcprt::LogLevel::debug};
+  std::unique_ptr<mcprt::web::WebCrypto> crypto = std::make_unique<mcprt::web::WebCrypto>(executor);
+  std::map<std::tuple<std::string, std::string>, std::unique_ptr<mcprt::web::WebCredentialStore>>
+      credential_stores;
+  std::map<int, std::unique_ptr<mcprt::CredentialLock>> locks;  // by the lock() call's id
+  std::map<int, std::unique_ptr<mcprt::AuthorizeFlow>> flows;   // by authBegin's call id
 };
 
 Seams& seams() {
@@ -187,6 +196,125 @@ std::string url_resolve(const std::string& base, const std::string& reference) {
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+
+// --- OAuth seams ---------------------------------------------------------------------
+
+std::string to_hex(const std::string& bytes) {
+  static const char* const kDigits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out.push_back(kDigits[c >> 4]);
+    out.push_back(kDigits[c & 15]);
+  }
+  return out;
+}
+
+std::string from_hex(const std::string& hex) {
+  std::string out;
+  for (std::size_t i = 0; i + 1 < hex.size(); i += 2) {
+    out.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  }
+  return out;
+}
+
+// {ok:true, hex} or {ok:false, error}; synchronous, as the seam is.
+std::string crypto_random(int count) {
+  auto r = seams().crypto->random_bytes(static_cast<std::size_t>(count));
+  json out = r ? json{{"ok", true}, {"hex", to_hex(*r)}} : json{{"ok", false}, {"error", error_json(r.error())}};
+  return out.dump();
+}
+
+void report_bytes(int call_id, const char* kind, const mcprt::Result<std::string>& r) {
+  emit(call_id, kind, r ? json{{"ok", true}, {"hex", to_hex(*r)}} : json{{"ok", false}, {"error", error_json(r.error())}});
+}
+
+void crypto_sha256(int call_id, const std::string& data_hex) {
+  seams().crypto->sha256(from_hex(data_hex), [call_id](mcprt::Result<std::string> r) { report_bytes(call_id, "sha256", r); });
+}
+
+void crypto_sign(int call_id, const std::string& alg, const std::string& pem, const std::string& input) {
+  seams().crypto->sign_jws(alg, pem, input, [call_id](mcprt::Result<std::string> r) { report_bytes(call_id, "sign", r); });
+}
+
+// Destroys the WebCrypto (answers still running are dropped) and makes a new one.
+void crypto_reset() {
+  seams().crypto.reset();
+  seams().crypto = std::make_unique<mcprt::web::WebCrypto>(seams().executor);
+}
+
+mcprt::web::WebCredentialStore& credential_store(const std::string& db, const std::string& name) {
+  auto& slot = seams().credential_stores[{db, name}];
+  if (!slot) slot = std::make_unique<mcprt::web::WebCredentialStore>(seams().executor, db, name);
+  return *slot;
+}
+
+void cred_get(int call_id, const std::string& db, const std::string& name, const std::string& key) {
+  credential_store(db, name).get(key, [call_id](mcprt::Result<std::optional<std::string>> r) {
+    if (!r) emit(call_id, "get", {{"ok", false}, {"error", error_json(r.error())}});
+    else if (!r.value()) emit(call_id, "get", {{"ok", true}, {"found", false}});
+    else emit(call_id, "get", {{"ok", true}, {"found", true}, {"value", *r.value()}});
+  });
+}
+
+void cred_put(int call_id, const std::string& db, const std::string& name, const std::string& key,
+              const std::string& value) {
+  credential_store(db, name).put(key, value, [call_id](mcprt::Status s) {
+    emit(call_id, "put", s ? json{{"ok", true}} : json{{"ok", false}, {"error", error_json(s.error())}});
+  });
+}
+
+void cred_remove(int call_id, const std::string& db, const std::string& name, const std::string& key) {
+  credential_store(db, name).remove(key, [call_id](mcprt::Status s) {
+    emit(call_id, "remove", s ? json{{"ok", true}} : json{{"ok", false}, {"error", error_json(s.error())}});
+  });
+}
+
+// Reports "lock" {ok:true} (the lock is kept under call_id until credUnlock) or {ok:false, error}.
+void cred_lock(int call_id, const std::string& db, const std::string& name, const std::string& key,
+               int wait_ms) {
+  credential_store(db, name).lock(key, mcprt::Millis(wait_ms),
+                                  [call_id](mcprt::Result<std::unique_ptr<mcprt::CredentialLock>> r) {
+                                    if (!r) {
+                                      emit(call_id, "lock", {{"ok", false}, {"error", error_json(r.error())}});
+                                      return;
+                                    }
+                                    seams().locks[call_id] = std::move(r).value();
+                                    emit(call_id, "lock", {{"ok", true}});
+                                  });
+}
+
+// Releases the lock the lock() call `call_id` got; false if it holds none.
+bool cred_unlock(int call_id) { return seams().locks.erase(call_id) > 0; }
+
+// Destroys the credential store object (its IndexedDB data and held locks stay).
+void cred_drop(const std::string& db, const std::string& name) { seams().credential_stores.erase({db, name}); }
+
+// Starts a flow kept under call_id; returns "" or begin()'s error message.
+std::string auth_begin(int call_id, const std::string& redirect_uri, int handler,
+                       const std::string& server, int timeout_ms) {
+  mcprt::web::WebAuthorizer authorizer(seams().executor, redirect_uri, handler);
+  mcprt::AuthorizeFlowOptions options;
+  options.server_name = server;
+  options.timeout = mcprt::Millis(timeout_ms);
+  auto flow = authorizer.begin(options);
+  if (!flow) return json{{"ok", false}, {"error", error_json(flow.error())}}.dump();
+  const std::string redirect = (*flow)->redirect_uri();
+  seams().flows[call_id] = std::move(flow).value();
+  return json{{"ok", true}, {"redirectUri", redirect}}.dump();
+}
+
+// Reports "authorize" {ok:true, url} or {ok:false, error}.
+void auth_authorize(int call_id, const std::string& url) {
+  auto it = seams().flows.find(call_id);
+  if (it == seams().flows.end()) return;
+  it->second->authorize(url, [call_id](mcprt::Result<std::string> r) {
+    emit(call_id, "authorize", r ? json{{"ok", true}, {"url", *r}} : json{{"ok", false}, {"error", error_json(r.error())}});
+  });
+}
+
+// Destroys the flow (cancels it).
+void auth_drop(int call_id) { seams().flows.erase(call_id); }
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mcprt_web_seams) {
@@ -203,4 +331,17 @@ EMSCRIPTEN_BINDINGS(mcprt_web_seams) {
   emscripten::function("executorPost", &executor_post);
   emscripten::function("executorTimer", &executor_timer);
   emscripten::function("executorCancel", &executor_cancel);
+  emscripten::function("cryptoRandom", &crypto_random);
+  emscripten::function("cryptoSha256", &crypto_sha256);
+  emscripten::function("cryptoSign", &crypto_sign);
+  emscripten::function("cryptoReset", &crypto_reset);
+  emscripten::function("credGet", &cred_get);
+  emscripten::function("credPut", &cred_put);
+  emscripten::function("credRemove", &cred_remove);
+  emscripten::function("credLock", &cred_lock);
+  emscripten::function("credUnlock", &cred_unlock);
+  emscripten::function("credDrop", &cred_drop);
+  emscripten::function("authBegin", &auth_begin);
+  emscripten::function("authAuthorize", &auth_authorize);
+  emscripten::function("authDrop", &auth_drop);
 }
