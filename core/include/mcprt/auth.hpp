@@ -5,14 +5,17 @@
 //
 // Who uses it: the HTTP transports (http_transport.hpp) send `Authorization: Bearer
 // <token>` unless the config sets an explicit Authorization header (which always wins),
-// and on a 401/403 call refresh_token once and retry the request once.
+// and call refresh_token on a rejection and retry the request: at most once for a 401 and
+// once for a 403 per request. The OAuth client (mcprt/oauth.hpp) is the core's storage.
 //
 // Contract (executor.hpp's async contract): `done` runs exactly once, on the executor the
 // caller lives on, never inside get_token()/refresh_token(). There is no cancel: a caller
 // that went away meanwhile ignores the answer (it holds only weak references), so the
-// storage must tolerate being answered into the void. A Result error means "the storage
-// failed" (logged by the caller, then treated like "no token"); an empty optional means
-// "no credential for this server".
+// storage must tolerate being answered into the void. An empty optional means "no
+// credential for this server". A Result error from get_token means "the storage failed"
+// (logged by the caller, then treated like "no token"); from refresh_token it fails the
+// rejected request with that error (prefixed with the server name when it is not), so an
+// ErrorCode::needs_auth or a clear OAuth error reaches the user instead of a bare 401.
 
 #include <functional>
 #include <optional>
@@ -28,6 +31,11 @@ struct AuthRequest {
   std::string server_name;
   std::string credential_id;  // empty = look it up by url / server name
   std::string url;            // the configured server URL
+  // refresh_token only: the rejection that asked for it, so an OAuth storage can follow
+  // the server's challenge (SPEC §13): the HTTP status (401, 403; 0 = unknown) and every
+  // `WWW-Authenticate` field of that answer joined with ", " ("" = none).
+  int status = 0;
+  std::string www_authenticate;
 };
 
 using TokenCallback = std::function<void(Result<std::optional<std::string>>)>;

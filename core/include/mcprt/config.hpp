@@ -50,6 +50,38 @@ struct AuthConfig {
   bool operator==(const AuthConfig&) const = default;
 };
 
+// `oauth`: the per-server OAuth client settings (SPEC §13; the OAuth client is
+// mcprt/oauth.hpp). All optional: without them mcprt discovers everything and registers
+// itself (Client ID Metadata Document or Dynamic Client Registration).
+//   {"clientId": "...", "clientSecret": "...",        a client registered beforehand
+//    "scopes": ["a", "b"] | "a b",                    asked for instead of the server's
+//                                                     scopes_supported (a 401/403 challenge's
+//                                                     scope still wins)
+//    "clientMetadataUrl": "https://.../client.json",  this client's metadata document (CIMD)
+//    "callbackPort": 8765,                            fixed loopback port for the redirect
+//    "grant": "authorization_code" | "client_credentials",
+//    "privateKey": "-----BEGIN PRIVATE KEY-----...",  client_credentials with private_key_jwt
+//    "privateKeyFile": "/path/key.pem",               (one of the two), signed with
+//    "signingAlg": "RS256" | "ES256"}                 signingAlg (default RS256)
+// An `oauth` block makes `auth.type` "oauth" when `auth` is absent. The secrets
+// (clientSecret, privateKey) are never printed: messages name fields, never values, and
+// every message goes through redaction (mcprt/redact.hpp).
+struct OAuthConfig {
+  enum class Grant { authorization_code, client_credentials };
+  Grant grant = Grant::authorization_code;
+  std::string client_id;
+  std::string client_secret;
+  std::vector<std::string> scopes;
+  std::string client_metadata_url;
+  int callback_port = 0;  // 0 = an ephemeral port per flow
+  std::string private_key;
+  std::string private_key_file;
+  std::string signing_alg;  // "" = RS256
+  bool present = false;     // the entry had an `oauth` block
+  bool operator==(const OAuthConfig&) const = default;
+};
+const char* to_string(OAuthConfig::Grant grant);
+
 // Where a server entry came from (SPEC §1 step 2). Kept for every server, including
 // servers that never connect; the display name shows in tool paths and `/mcp list`.
 struct SourceInfo {
@@ -79,6 +111,7 @@ struct ServerConfig {
   std::vector<std::string> exclude_tools;    // exclude wins over include
   ReconnectPolicy reconnect;
   AuthConfig auth;
+  OAuthConfig oauth;  // http/sse only
 
   // stdio.
   std::string command;

@@ -1,5 +1,6 @@
 // ServerConfig: parsing one `mcpServers` entry (shape) and validating it (meaning).
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <optional>
@@ -150,6 +151,11 @@ class EntryReader {
 
   static std::string quoted(std::string_view key) { return "\"" + std::string(key) + "\""; }
 
+  // At most 40 bytes of a user's string for a message.
+  static std::string shorten(const std::string& s) {
+    return s.size() > 40 ? s.substr(0, 37) + "..." : s;
+  }
+
   // A short rendering of a bad value for a message: its type, or a short scalar.
   static std::string describe_value(const json& v) {
     if (v.is_structured()) return v.type_name();
@@ -239,6 +245,58 @@ void read_auth(const json* v, AuthConfig& out, std::vector<std::string>& problem
   for (auto& p : r.problems) problems.push_back("in \"auth\": " + p);
 }
 
+// `oauth`: the shape only (types); what the values mean is validate_server_config's.
+void read_oauth(const json* v, OAuthConfig& out, std::vector<std::string>& problems) {
+  if (!v || v->is_null()) return;
+  if (!v->is_object()) {
+    problems.push_back("\"oauth\" must be an object {clientId?, clientSecret?, scopes?, "
+                       "clientMetadataUrl?, callbackPort?, grant?, privateKey?, privateKeyFile?, "
+                       "signingAlg?} (got " +
+                       std::string(v->type_name()) + ")");
+    return;
+  }
+  out.present = true;
+  EntryReader r(*v);
+  if (auto s = r.string("clientId")) out.client_id = *s;
+  if (auto s = r.string("clientSecret")) out.client_secret = *s;
+  if (auto s = r.string("clientMetadataUrl")) out.client_metadata_url = *s;
+  if (auto s = r.string("privateKey")) out.private_key = *s;
+  if (auto s = r.string("privateKeyFile")) out.private_key_file = *s;
+  if (auto s = r.string("signingAlg")) out.signing_alg = *s;
+  // `scopes`: an array of strings, or one space-separated string (the wire's own form).
+  if (const json* scopes = field(*v, "scopes"); scopes && scopes->is_string()) {
+    const std::string& text = scopes->get_ref<const std::string&>();
+    std::size_t i = 0;
+    while (i < text.size()) {
+      const std::size_t end = std::min(text.find(' ', i), text.size());
+      if (end > i) out.scopes.push_back(text.substr(i, end - i));
+      i = end + 1;
+    }
+  } else {
+    out.scopes = r.string_array("scopes");
+  }
+  if (const json* port = field(*v, "callbackPort"); port && !port->is_null()) {
+    if (port->is_number_integer() && port->get<long long>() >= 0 && port->get<long long>() <= 65535) {
+      out.callback_port = static_cast<int>(port->get<long long>());
+    } else {
+      r.problems.push_back("\"callbackPort\" must be a port number from 0 to 65535 (got " +
+                           EntryReader::describe_value(*port) + ")");
+    }
+  }
+  if (auto g = r.string("grant")) {
+    const std::string grant = lower(*g);
+    if (grant == "authorization_code") {
+      out.grant = OAuthConfig::Grant::authorization_code;
+    } else if (grant == "client_credentials") {
+      out.grant = OAuthConfig::Grant::client_credentials;
+    } else {
+      r.problems.push_back("unknown grant \"" + EntryReader::shorten(*g) +
+                           "\" (expected \"authorization_code\" or \"client_credentials\")");
+    }
+  }
+  for (auto& p : r.problems) problems.push_back("in \"oauth\": " + p);
+}
+
 // Notes values that only VS Code can resolve (`${input:...}` prompts the user).
 void find_input_variables(const json& v, bool& found) {
   std::vector<const json*> stack{&v};
@@ -277,6 +335,14 @@ const char* to_string(AuthType type) {
     case AuthType::none: return "none";
     case AuthType::bearer: return "bearer";
     case AuthType::oauth: return "oauth";
+  }
+  return "unknown";
+}
+
+const char* to_string(OAuthConfig::Grant grant) {
+  switch (grant) {
+    case OAuthConfig::Grant::authorization_code: return "authorization_code";
+    case OAuthConfig::Grant::client_credentials: return "client_credentials";
   }
   return "unknown";
 }
@@ -341,6 +407,8 @@ Result<ServerConfig> parse_server_entry(std::string name, const json& entry,
   cfg.exclude_tools = r.string_array("excludeTools");
   read_reconnect(field(entry, "reconnect"), cfg.reconnect, r.problems);
   read_auth(field(entry, "auth"), cfg.auth, r.problems);
+  read_oauth(field(entry, "oauth"), cfg.oauth, r.problems);
+  if (cfg.oauth.present && !field(entry, "auth")) cfg.auth.type = AuthType::oauth;
 
   if (type) {
     if (auto t = parse_transport_type(*type)) {
@@ -459,6 +527,64 @@ std::optional<std::string> http_url_problem(std::string_view url) {
   return std::nullopt;
 }
 
+// RFC 6749 §3.3 scope-token: printable ASCII except space, '"' and '\\'.
+bool is_scope_token(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x21 || u > 0x7E || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+// What the `oauth` values mean. Messages name fields, never secret values.
+void validate_oauth(const ServerConfig& config, std::vector<std::string>& problems) {
+  const OAuthConfig& o = config.oauth;
+  if (!o.present) return;
+  std::vector<std::string> p;
+  if (config.type == TransportType::stdio) {
+    p.push_back("applies to http and sse servers only (a stdio server gets no OAuth flow)");
+  }
+  if (!o.client_secret.empty() && o.client_id.empty()) {
+    p.push_back("\"clientSecret\" needs \"clientId\" (the client it belongs to)");
+  }
+  for (const std::string& scope : o.scopes) {
+    if (!is_scope_token(scope)) {
+      p.push_back("\"scopes\" has an invalid scope \"" + EntryReader::shorten(scope) +
+                  "\" (printable ASCII without spaces, '\"' or '\\')");
+      break;
+    }
+  }
+  if (!o.client_metadata_url.empty()) {
+    auto url = parse_http_url(o.client_metadata_url);
+    if (!url || url->scheme != "https" || url->path == "/") {
+      p.push_back("\"clientMetadataUrl\" must be an https:// URL with a path (the client ID "
+                  "metadata document's address, used as the client_id)");
+    }
+  }
+  const bool has_key = !o.private_key.empty() || !o.private_key_file.empty();
+  if (!o.private_key.empty() && !o.private_key_file.empty()) {
+    p.push_back("set one of \"privateKey\" and \"privateKeyFile\", not both");
+  }
+  if (!o.signing_alg.empty() && o.signing_alg != "RS256" && o.signing_alg != "ES256") {
+    p.push_back("\"signingAlg\" must be \"RS256\" or \"ES256\" (got \"" +
+                EntryReader::shorten(o.signing_alg) + "\")");
+  }
+  if (o.grant == OAuthConfig::Grant::client_credentials) {
+    if (o.client_id.empty()) p.push_back("grant \"client_credentials\" needs \"clientId\"");
+    if (o.client_secret.empty() && !has_key) {
+      p.push_back("grant \"client_credentials\" needs \"clientSecret\" or a private key "
+                  "(\"privateKey\" / \"privateKeyFile\")");
+    }
+    if (!o.client_secret.empty() && has_key) {
+      p.push_back("grant \"client_credentials\" takes \"clientSecret\" or a private key, not both");
+    }
+  } else if (has_key) {
+    p.push_back("a private key is used only with \"grant\": \"client_credentials\"");
+  }
+  for (auto& m : p) problems.push_back("in \"oauth\": " + m);
+}
+
 }  // namespace
 
 bool is_valid_http_url(std::string_view url) { return !http_url_problem(url).has_value(); }
@@ -506,6 +632,8 @@ Status validate_server_config(const ServerConfig& config, const ValidationOption
       config.reconnect.max_delay_ms < 0) {
     problems.push_back("\"reconnect\" values must be non-negative");
   }
+
+  validate_oauth(config, problems);
 
   if (config.type == TransportType::stdio && !options.stdio_available) {
     problems.push_back(

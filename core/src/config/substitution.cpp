@@ -77,6 +77,12 @@ ServerConfig substitute_variables(ServerConfig config, const EnvLookup& env,
   config.cwd = s.apply(config.cwd);
   config.url = s.apply(config.url);
   substitute_map(config.headers, s);
+  // OAuth client settings: secrets and keys usually come from the environment.
+  config.oauth.client_id = s.apply(config.oauth.client_id);
+  config.oauth.client_secret = s.apply(config.oauth.client_secret);
+  config.oauth.client_metadata_url = s.apply(config.oauth.client_metadata_url);
+  config.oauth.private_key = s.apply(config.oauth.private_key);
+  config.oauth.private_key_file = s.apply(config.oauth.private_key_file);
   // Codex env_vars: forwarded when set, silently absent otherwise (Codex's rule); an
   // explicit env value wins.
   for (const auto& name : config.env_vars) {

@@ -92,51 +92,66 @@ void HttpConnection::when_token_ready(std::function<void()> ready) {
   options_.auth_storage->get_token(auth_request(),
                                    [weak](Result<std::optional<std::string>> result) {
                                      if (auto self = weak.lock()) {
-                                       self->on_token(std::move(result), "get");
+                                       self->on_token(std::move(result));
                                      }
                                    });
 }
 
-void HttpConnection::refresh_token(const std::string& rejected, std::function<void()> done) {
+void HttpConnection::refresh_token(const std::string& rejected, int status,
+                                   const std::string& challenge,
+                                   std::function<void(const Error*)> done) {
   // Someone else already replaced the rejected token: just retry with the new one.
   if (!uses_storage_token() || token_state_ != TokenState::ready || token_ != rejected) {
-    done();
+    done(nullptr);
     return;
   }
   refresh_waiters_.push_back(std::move(done));
   if (refreshing_) return;
   refreshing_ = true;
+  AuthRequest request = auth_request();
+  request.status = status;
+  request.www_authenticate = challenge;
   std::weak_ptr<HttpConnection> weak = weak_from_this();
-  options_.auth_storage->refresh_token(auth_request(), rejected,
+  options_.auth_storage->refresh_token(request, rejected,
                                        [weak](Result<std::optional<std::string>> result) {
                                          if (auto self = weak.lock()) {
-                                           self->on_token(std::move(result), "refresh");
+                                           self->on_refreshed(std::move(result));
                                          }
                                        });
 }
 
-void HttpConnection::on_token(Result<std::optional<std::string>> result, const char* what) {
-  const bool refresh = std::string_view(what) == "refresh";
+void HttpConnection::on_token(Result<std::optional<std::string>> result) {
   if (!result) {
     // A broken storage must not stop the connection: go on without a token and let the
     // server say 401 if it needs one.
-    log().warn(prefix_ + "could not " + what + " a token from the auth storage: " +
+    log().warn(prefix_ + "could not get a token from the auth storage: " +
                result.error().describe());
-    if (refresh) token_.clear();
   } else if (result.value()) {
     token_ = *result.value();
-  } else if (refresh) {
+  }
+  token_state_ = TokenState::ready;
+  std::deque<std::function<void()>> waiters;
+  waiters.swap(token_waiters_);
+  for (auto& w : waiters) w();
+}
+
+void HttpConnection::on_refreshed(Result<std::optional<std::string>> result) {
+  std::optional<Error> error;
+  if (!result) {
+    // The server already refused us: retrying without a token would only repeat its 401,
+    // while the storage's reason (an OAuth client's needs_auth, a refused registration)
+    // says what to do. The request fails with it.
+    error = named(std::move(result).error());
+    token_.clear();
+  } else if (result.value()) {
+    token_ = *result.value();
+  } else {
     token_.clear();
   }
-  std::deque<std::function<void()>> waiters;
-  if (refresh) {
-    refreshing_ = false;
-    waiters.swap(refresh_waiters_);
-  } else {
-    token_state_ = TokenState::ready;
-    waiters.swap(token_waiters_);
-  }
-  for (auto& w : waiters) w();
+  refreshing_ = false;
+  std::deque<std::function<void(const Error*)>> waiters;
+  waiters.swap(refresh_waiters_);
+  for (auto& w : waiters) w(error ? &*error : nullptr);
 }
 
 Error HttpConnection::http_status_error(int status, const std::string& url,
@@ -259,14 +274,32 @@ void HttpCall::on_head(const HttpResponseHead& head) {
     return;
   }
 
-  if ((status_ == 401 || status_ == 403) && spec_.allow_auth_retry && !auth_retried_ &&
+  bool& retried = status_ == 401 ? retried_401_ : retried_403_;
+  if ((status_ == 401 || status_ == 403) && spec_.allow_auth_retry && !retried &&
       conn_->uses_storage_token()) {
-    auth_retried_ = true;
+    retried = true;
     handle_.reset();
+    // Every challenge of the answer (a server may send several WWW-Authenticate fields).
+    std::string challenge;
+    for (const HttpHeader& h : head.headers) {
+      if (!iequals(h.name, "WWW-Authenticate")) continue;
+      if (!challenge.empty()) challenge += ", ";
+      challenge += h.value;
+    }
     std::weak_ptr<HttpCall> weak = weak_from_this();
-    conn_->refresh_token(sent_token_, [weak] {
-      if (auto self = weak.lock(); self && !self->cancelled_ && !self->done_) self->send_attempt();
-    });
+    const int status = status_;
+    HttpHeaders headers = head.headers;
+    conn_->refresh_token(
+        sent_token_, status, challenge,
+        [weak, status, headers = std::move(headers)](const Error* error) {
+          auto self = weak.lock();
+          if (!self || self->cancelled_ || self->done_) return;
+          if (error) {
+            self->fail({*error, status, headers, HttpFailure::Kind::http_answer});
+            return;
+          }
+          self->send_attempt();
+        });
     return;
   }
 

@@ -59,9 +59,12 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // already did or no lookup is needed, else later from the storage's answer. Waiters run
   // in the order they were added.
   void when_token_ready(std::function<void()> ready);
-  // The server rejected `rejected`: ask the storage for a fresh token (one refresh in
-  // flight at a time; if the token already changed since `rejected`, `done` runs at once).
-  void refresh_token(const std::string& rejected, std::function<void()> done);
+  // The server rejected `rejected` with `status` and its WWW-Authenticate fields
+  // (`challenge`, joined): ask the storage for a fresh token (one refresh in flight at a
+  // time; if the token already changed since `rejected`, `done` runs at once). `done` gets
+  // null, or the storage's error (named), which the caller fails its request with.
+  void refresh_token(const std::string& rejected, int status, const std::string& challenge,
+                     std::function<void(const Error*)> done);
 
   // "HTTP 500 from http://h/mcp: <first 1 KiB of body>" (unprefixed), code http_status,
   // data {status, url, body}.
@@ -69,7 +72,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
  private:
   enum class TokenState { unknown, fetching, ready };
-  void on_token(Result<std::optional<std::string>> result, const char* what);
+  void on_token(Result<std::optional<std::string>> result);
+  void on_refreshed(Result<std::optional<std::string>> result);
   AuthRequest auth_request() const;
 
   Executor* executor_;
@@ -84,7 +88,7 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   std::string token_;
   std::deque<std::function<void()>> token_waiters_;
   bool refreshing_ = false;
-  std::deque<std::function<void()>> refresh_waiters_;
+  std::deque<std::function<void(const Error*)>> refresh_waiters_;
 };
 
 // Why an HttpCall did not produce a 2xx answer.
@@ -151,7 +155,10 @@ class HttpCall : public std::enable_shared_from_this<HttpCall> {
   std::string sent_token_;
   bool cancelled_ = false;
   bool done_ = false;
-  bool auth_retried_ = false;
+  // One storage refresh per request for a 401 and one for a 403 (a step-up after a
+  // sign-in), never more: a server that keeps refusing ends the request.
+  bool retried_401_ = false;
+  bool retried_403_ = false;
   int redirects_ = 0;
   // The current attempt's answer.
   enum class Mode { awaiting_head, streaming, collecting_error } mode_ = Mode::awaiting_head;
