@@ -1,8 +1,6 @@
 // NativeCredentialStore (see mcprt/native/credential_store.hpp): a private NativeFileStore
 // for the values and flock(2) on "<name>.lock" files for the per-key lock.
 
-#include "mcprt/native/credential_store.hpp"
-
 #include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -12,6 +10,8 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 #include <utility>
+
+#include "mcprt/native/credential_store.hpp"
 
 namespace mcprt::native {
 
@@ -29,8 +29,8 @@ NativeFileStoreOptions credential_file_options() {
 }
 
 Error lock_io_error(const std::string& what, const std::string& path, int err) {
-  return Error::make(ErrorCode::transport,
-                     std::string(kLabel) + ": cannot " + what + " " + path + ": " + std::strerror(err));
+  return Error::make(ErrorCode::transport, std::string(kLabel) + ": cannot " + what + " " + path +
+                                               ": " + std::strerror(err));
 }
 
 // Closing the descriptor releases the flock (so does the process ending).
@@ -94,19 +94,22 @@ std::string NativeCredentialStore::lock_path_for(const std::string& key) const {
 
 void NativeCredentialStore::get(const std::string& key,
                                 std::function<void(Result<std::optional<std::string>>)> done) {
-  files_.get(key, [path = path_for(key), done = std::move(done)](Result<std::optional<std::string>> r) {
+  files_.get(key, [path = path_for(key),
+                   done = std::move(done)](Result<std::optional<std::string>> r) {
     // Values are JSON; anything else is a damaged or foreign file. Its bytes stay out of
     // the message (a JSON parser's own message would quote them).
     if (r.ok() && r->has_value() && !nlohmann::json::accept(**r)) {
-      r = Error::make(ErrorCode::transport,
-                      std::string(kLabel) + ": " + path +
-                          " is not valid JSON (damaged, or not written by mcprt); remove it to sign in again");
+      r = Error::make(
+          ErrorCode::transport,
+          std::string(kLabel) + ": " + path +
+              " is not valid JSON (damaged, or not written by mcprt); remove it to sign in again");
     }
     if (done) done(std::move(r));
   });
 }
 
-void NativeCredentialStore::put(const std::string& key, std::string value, std::function<void(Status)> done) {
+void NativeCredentialStore::put(const std::string& key, std::string value,
+                                std::function<void(Status)> done) {
   files_.put(key, std::move(value), std::move(done));
 }
 
@@ -124,7 +127,8 @@ void NativeCredentialStore::deliver(LockDone done, LockResult result) {
 
 void NativeCredentialStore::lock(const std::string& key, Millis wait, LockDone done) {
   if (key.empty()) {
-    deliver(std::move(done), Error::make(ErrorCode::invalid_argument, std::string(kLabel) + ": empty key"));
+    deliver(std::move(done),
+            Error::make(ErrorCode::invalid_argument, std::string(kLabel) + ": empty key"));
     return;
   }
   if (Status s = files_.ensure_dir(); !s) {

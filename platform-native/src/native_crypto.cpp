@@ -1,7 +1,5 @@
 // NativeCrypto (see mcprt/native/crypto.hpp): OpenSSL 3's RAND, EVP digest and EVP sign.
 
-#include "mcprt/native/crypto.hpp"
-
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/core_names.h>
@@ -16,6 +14,8 @@
 #include <climits>
 #include <memory>
 #include <utility>
+
+#include "mcprt/native/crypto.hpp"
 
 namespace mcprt::native {
 
@@ -62,18 +62,20 @@ int no_passphrase(char* /*buf*/, int /*size*/, int /*rwflag*/, void* /*user*/) {
 Result<std::unique_ptr<EVP_PKEY, PkeyFree>> read_private_key(const std::string& alg,
                                                              const std::string& pem) {
   if (pem.size() > static_cast<std::size_t>(INT_MAX)) {
-    return Error::make(ErrorCode::invalid_argument, "sign_jws " + alg + ": the private key is too large");
+    return Error::make(ErrorCode::invalid_argument,
+                       "sign_jws " + alg + ": the private key is too large");
   }
   std::unique_ptr<BIO, BioFree> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())));
   if (!bio) return crypto_error("sign_jws " + alg + ": cannot read the private key");
   std::unique_ptr<EVP_PKEY, PkeyFree> key(
       PEM_read_bio_PrivateKey(bio.get(), nullptr, no_passphrase, nullptr));
   if (!key) {
-    return Error::make(ErrorCode::invalid_argument,
-                       "sign_jws " + alg +
-                           ": the private key is not a readable PEM private key (PKCS#8, RSA or EC; "
-                           "unencrypted) (OpenSSL: " +
-                           take_openssl_reason() + ")");
+    return Error::make(
+        ErrorCode::invalid_argument,
+        "sign_jws " + alg +
+            ": the private key is not a readable PEM private key (PKCS#8, RSA or EC; "
+            "unencrypted) (OpenSSL: " +
+            take_openssl_reason() + ")");
   }
   return key;
 }
@@ -82,10 +84,10 @@ Result<std::unique_ptr<EVP_PKEY, PkeyFree>> read_private_key(const std::string& 
 Status check_key_for(const std::string& alg, EVP_PKEY* key) {
   if (alg == "RS256") {
     if (!EVP_PKEY_is_a(key, "RSA")) {
-      return Error::make(ErrorCode::invalid_argument,
-                         "sign_jws RS256: the private key is not an RSA key (" +
-                             std::string(EVP_PKEY_get0_type_name(key) ? EVP_PKEY_get0_type_name(key) : "?") +
-                             ")");
+      return Error::make(
+          ErrorCode::invalid_argument,
+          "sign_jws RS256: the private key is not an RSA key (" +
+              std::string(EVP_PKEY_get0_type_name(key) ? EVP_PKEY_get0_type_name(key) : "?") + ")");
     }
     const int bits = EVP_PKEY_get_bits(key);
     if (bits < kMinRsaBits) {
@@ -96,20 +98,21 @@ Status check_key_for(const std::string& alg, EVP_PKEY* key) {
     return {};
   }
   if (!EVP_PKEY_is_a(key, "EC")) {
-    return Error::make(ErrorCode::invalid_argument,
-                       "sign_jws ES256: the private key is not an EC key (" +
-                           std::string(EVP_PKEY_get0_type_name(key) ? EVP_PKEY_get0_type_name(key) : "?") +
-                           ")");
+    return Error::make(
+        ErrorCode::invalid_argument,
+        "sign_jws ES256: the private key is not an EC key (" +
+            std::string(EVP_PKEY_get0_type_name(key) ? EVP_PKEY_get0_type_name(key) : "?") + ")");
   }
   char group[64] = {0};
   std::size_t group_len = 0;
-  if (EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group, &group_len) != 1) {
+  if (EVP_PKEY_get_utf8_string_param(key, OSSL_PKEY_PARAM_GROUP_NAME, group, sizeof group,
+                                     &group_len) != 1) {
     return crypto_error("sign_jws ES256: cannot read the EC key's curve");
   }
   const std::string curve(group, group_len);
   if (curve != SN_X9_62_prime256v1) {
-    return Error::make(ErrorCode::invalid_argument,
-                       "sign_jws ES256: the EC key is on " + curve + "; ES256 needs P-256 (prime256v1)");
+    return Error::make(ErrorCode::invalid_argument, "sign_jws ES256: the EC key is on " + curve +
+                                                        "; ES256 needs P-256 (prime256v1)");
   }
   return {};
 }
@@ -117,7 +120,8 @@ Status check_key_for(const std::string& alg, EVP_PKEY* key) {
 // OpenSSL's ECDSA signature is DER (SEQUENCE { r INTEGER, s INTEGER }); JWS wants R||S.
 Result<std::string> der_to_jws_es256(const unsigned char* der, std::size_t der_len) {
   const unsigned char* p = der;
-  std::unique_ptr<ECDSA_SIG, EcdsaSigFree> sig(d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(der_len)));
+  std::unique_ptr<ECDSA_SIG, EcdsaSigFree> sig(
+      d2i_ECDSA_SIG(nullptr, &p, static_cast<long>(der_len)));
   if (!sig) return crypto_error("sign_jws ES256: cannot decode the signature");
   const BIGNUM* r = nullptr;
   const BIGNUM* s = nullptr;

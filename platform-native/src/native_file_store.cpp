@@ -24,8 +24,10 @@ namespace {
 
 constexpr std::size_t kMaxFileName = 200;
 
-Error io_error(const std::string& label, const std::string& what, const std::string& path, int err) {
-  return Error::make(ErrorCode::transport, label + ": cannot " + what + " " + path + ": " + std::strerror(err));
+Error io_error(const std::string& label, const std::string& what, const std::string& path,
+               int err) {
+  return Error::make(ErrorCode::transport,
+                     label + ": cannot " + what + " " + path + ": " + std::strerror(err));
 }
 
 Error empty_key_error(const std::string& label) {
@@ -56,7 +58,8 @@ Result<std::optional<std::string>> read_file(const std::string& label, const std
   return std::optional<std::string>(std::move(data));
 }
 
-Status write_all(const std::string& label, int fd, const std::string& data, const std::string& path) {
+Status write_all(const std::string& label, int fd, const std::string& data,
+                 const std::string& path) {
   std::size_t off = 0;
   while (off < data.size()) {
     ssize_t n = ::write(fd, data.data() + off, data.size() - off);
@@ -93,9 +96,9 @@ Status make_directory(const std::string& dir, const NativeFileStoreOptions& opti
     return Error::make(ErrorCode::transport, options.label + ": " + dir + " is not a directory");
   }
   if (st.st_uid != ::geteuid()) {
-    return Error::make(ErrorCode::transport, options.label + ": " + dir +
-                                                 " belongs to another user (uid " +
-                                                 std::to_string(st.st_uid) + "); refusing to use it");
+    return Error::make(ErrorCode::transport,
+                       options.label + ": " + dir + " belongs to another user (uid " +
+                           std::to_string(st.st_uid) + "); refusing to use it");
   }
   if ((st.st_mode & 077) != 0 && ::chmod(dir.c_str(), 0700) != 0) {
     return io_error(options.label, "make private (chmod 0700)", dir, errno);
@@ -147,7 +150,8 @@ std::optional<std::string> env_value(const EnvLookup& env, const char* name) {
 
 }  // namespace
 
-NativeFileStore::NativeFileStore(std::string dir, Executor& executor, NativeFileStoreOptions options)
+NativeFileStore::NativeFileStore(std::string dir, Executor& executor,
+                                 NativeFileStoreOptions options)
     : dir_(std::move(dir)), executor_(executor), options_(std::move(options)) {
   while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
 }
@@ -189,7 +193,8 @@ void NativeFileStore::get(const std::string& key,
 void NativeFileStore::put(const std::string& key, std::string value,
                           std::function<void(Status)> done) {
   Status s = key.empty() ? Status(empty_key_error(options_.label))
-                         : write_atomically(dir_, file_name_for(key) + options_.file_suffix, value, options_);
+                         : write_atomically(dir_, file_name_for(key) + options_.file_suffix, value,
+                                            options_);
   executor_.post([done = std::move(done), s = std::move(s)]() mutable {
     if (done) done(std::move(s));
   });
@@ -201,7 +206,8 @@ void NativeFileStore::remove(const std::string& key, std::function<void(Status)>
     s = empty_key_error(options_.label);
   } else {
     const std::string path = path_for(key);
-    if (::unlink(path.c_str()) != 0 && errno != ENOENT) s = io_error(options_.label, "remove", path, errno);
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+      s = io_error(options_.label, "remove", path, errno);
   }
   executor_.post([done = std::move(done), s = std::move(s)]() mutable {
     if (done) done(std::move(s));

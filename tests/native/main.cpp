@@ -1,8 +1,8 @@
 // mcprt_native_tests entry point. Several roles, like libuv's test runner:
 //  - `mcprt_native_tests --scripted-server=<scenario> [args...]`: act as a scripted stdio
 //    MCP server (scripted_server.hpp) — the tests spawn this binary for that;
-//  - `mcprt_native_tests --credential-lock-holder <dir> <key> <wait ms>`: take a NativeCredentialStore
-//    lock in another process (native_oauth_platform_test.cpp);
+//  - `mcprt_native_tests --credential-lock-holder <dir> <key> <wait ms>`: take a
+//    NativeCredentialStore lock in another process (native_oauth_platform_test.cpp);
 //  - otherwise: run the GoogleTest suite, with a listener that fails any test after which
 //    this process still has a child process (running or zombie): every spawned server
 //    must have been killed and reaped by the code under test.
