@@ -1,10 +1,13 @@
 // The native OAuth seams (SPEC §13) against the real thing: NativeCrypto against published
 // SHA-256 vectors and OpenSSL's own signature verification; NativeCredentialStore on the
 // real file system, its lock contended by a second process (this binary, re-run with
-// --credential-lock-holder).
+// --credential-lock-holder); LoopbackAuthorizer with real sockets, a $BROWSER script and a
+// loopback authorization server that redirects.
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <netinet/in.h>
 #include <openssl/bio.h>
 #include <openssl/bn.h>
 #include <openssl/ec.h>
@@ -15,14 +18,17 @@
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -30,11 +36,14 @@
 #include <string>
 #include <vector>
 
+#include "loopback_http_server.hpp"
+#include "mcprt/native/authorizer.hpp"
 #include "mcprt/native/credential_store.hpp"
 #include "mcprt/native/crypto.hpp"
 #include "mcprt/native/executor.hpp"
 #include "mcprt/testing/env_map.hpp"
 #include "mcprt/testing/manual_executor.hpp"
+#include "mcprt/url.hpp"
 #include "native_test_support.hpp"
 
 extern char** environ;
@@ -69,9 +78,10 @@ Pkey generate_ec(const char* curve) { return Pkey(EVP_EC_gen(curve)); }
 // PKCS#8 ("BEGIN PRIVATE KEY"), or the traditional per-type form ("BEGIN RSA/EC PRIVATE KEY").
 std::string private_pem(EVP_PKEY* key, bool traditional = false) {
   BIO* bio = BIO_new(BIO_s_mem());
-  const int ok = traditional
-                     ? PEM_write_bio_PrivateKey_traditional(bio, key, nullptr, nullptr, 0, nullptr, nullptr)
-                     : PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
+  const int ok =
+      traditional
+          ? PEM_write_bio_PrivateKey_traditional(bio, key, nullptr, nullptr, 0, nullptr, nullptr)
+          : PEM_write_bio_PrivateKey(bio, key, nullptr, nullptr, 0, nullptr, nullptr);
   EXPECT_EQ(ok, 1);
   char* data = nullptr;
   const long len = BIO_get_mem_data(bio, &data);
@@ -83,8 +93,8 @@ std::string private_pem(EVP_PKEY* key, bool traditional = false) {
 std::string encrypted_pem(EVP_PKEY* key) {
   BIO* bio = BIO_new(BIO_s_mem());
   static char pass[] = "correct horse";
-  EXPECT_EQ(PEM_write_bio_PKCS8PrivateKey(bio, key, EVP_aes_256_cbc(), pass, sizeof pass - 1, nullptr,
-                                          nullptr),
+  EXPECT_EQ(PEM_write_bio_PKCS8PrivateKey(bio, key, EVP_aes_256_cbc(), pass, sizeof pass - 1,
+                                          nullptr, nullptr),
             1);
   char* data = nullptr;
   const long len = BIO_get_mem_data(bio, &data);
@@ -94,7 +104,8 @@ std::string encrypted_pem(EVP_PKEY* key) {
 }
 
 // Verifies a JWS signature with OpenSSL (the ES256 R||S form converted back to DER).
-bool verify_jws(const std::string& alg, EVP_PKEY* key, const std::string& input, const std::string& sig) {
+bool verify_jws(const std::string& alg, EVP_PKEY* key, const std::string& input,
+                const std::string& sig) {
   std::string der = sig;
   if (alg == "ES256") {
     if (sig.size() != 64) return false;
@@ -108,9 +119,10 @@ bool verify_jws(const std::string& alg, EVP_PKEY* key, const std::string& input,
     ECDSA_SIG_free(es);
   }
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  bool ok = EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, key) == 1 &&
-            EVP_DigestVerify(ctx, reinterpret_cast<const unsigned char*>(der.data()), der.size(),
-                             reinterpret_cast<const unsigned char*>(input.data()), input.size()) == 1;
+  bool ok =
+      EVP_DigestVerifyInit(ctx, nullptr, EVP_sha256(), nullptr, key) == 1 &&
+      EVP_DigestVerify(ctx, reinterpret_cast<const unsigned char*>(der.data()), der.size(),
+                       reinterpret_cast<const unsigned char*>(input.data()), input.size()) == 1;
   EVP_MD_CTX_free(ctx);
   return ok;
 }
@@ -157,7 +169,8 @@ TEST_F(NativeCryptoTest, Sha256MatchesPublishedVectors) {
       {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
       {std::string(1, '\0'), "6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d"},
-      {std::string(1000000, 'a'), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+      {std::string(1000000, 'a'),
+       "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
   };
   for (const auto& [input, hex] : vectors) {
     auto digest = sha256(input);
@@ -228,15 +241,17 @@ TEST_F(NativeCryptoTest, Es256SignatureIsRawRAndSAndVerifiesWithOpenSsl) {
 
 TEST_F(NativeCryptoTest, Es256KeyWithParametersBlockFirstIsRead) {
   // `openssl ecparam -genkey` writes an "EC PARAMETERS" block before the key.
-  const std::string pem = "-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n" +
-                          private_pem(ec_key(), true);
+  const std::string pem =
+      "-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n" +
+      private_pem(ec_key(), true);
   auto sig = sign("ES256", pem, "a.b");
   ASSERT_TRUE(sig.ok()) << sig.error();
   EXPECT_TRUE(verify_jws("ES256", ec_key(), "a.b", *sig));
 }
 
 // Every refusal is invalid_argument and its message carries no line of the key.
-void expect_refused_without_key(const Result<std::string>& r, const std::string& pem, const std::string& says) {
+void expect_refused_without_key(const Result<std::string>& r, const std::string& pem,
+                                const std::string& says) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::invalid_argument) << r.error();
   EXPECT_NE(r.error().message.find(says), std::string::npos) << r.error();
@@ -246,7 +261,8 @@ void expect_refused_without_key(const Result<std::string>& r, const std::string&
     if (end == std::string::npos) end = pem.size();
     const std::string line = pem.substr(start, end - start);
     if (line.size() >= 16 && line.rfind("-----", 0) != 0) {
-      EXPECT_EQ(r.error().message.find(line.substr(0, 16)), std::string::npos) << "key text in the error";
+      EXPECT_EQ(r.error().message.find(line.substr(0, 16)), std::string::npos)
+          << "key text in the error";
     }
     start = end + 1;
   }
@@ -277,9 +293,11 @@ TEST_F(NativeCryptoTest, UnreadableKeysAreRefusedWithoutTheirText) {
   // (refused without a terminal prompt).
   std::string damaged = rsa;
   damaged[damaged.find('\n') + 10] = '*';
-  expect_refused_without_key(sign("RS256", damaged, "a.b"), damaged, "not a readable PEM private key");
+  expect_refused_without_key(sign("RS256", damaged, "a.b"), damaged,
+                             "not a readable PEM private key");
   const std::string secret_text = "sk-live-0123456789abcdef0123456789abcdef";
-  expect_refused_without_key(sign("RS256", secret_text, "a.b"), secret_text, "not a readable PEM private key");
+  expect_refused_without_key(sign("RS256", secret_text, "a.b"), secret_text,
+                             "not a readable PEM private key");
   EXPECT_EQ(sign("RS256", secret_text, "a.b").error().message.find("sk-live"), std::string::npos);
   BIO* bio = BIO_new(BIO_s_mem());
   ASSERT_EQ(PEM_write_bio_PUBKEY(bio, rsa_key()), 1);
@@ -343,11 +361,12 @@ class LockHolderProcess {
     ::posix_spawn_file_actions_adddup2(&actions, in[0], 0);
     ::posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     std::vector<std::string> args = {test::self_exe(), "--credential-lock-holder", dir, key,
-                                      std::to_string(wait.count())};
+                                     std::to_string(wait.count())};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
-    EXPECT_EQ(::posix_spawn(&pid_, test::self_exe().c_str(), &actions, nullptr, argv.data(), environ), 0);
+    EXPECT_EQ(
+        ::posix_spawn(&pid_, test::self_exe().c_str(), &actions, nullptr, argv.data(), environ), 0);
     ::posix_spawn_file_actions_destroy(&actions);
     ::close(in[0]);
     ::close(out[1]);
@@ -429,7 +448,8 @@ class CredentialStoreTest : public ::testing::Test {
     return out ? *out : Status(Error{});
   }
   // Starts a lock() whose result lands in `out`; checks it did not complete inside the call.
-  void lock(NativeCredentialStore& store, const std::string& key, Millis wait, std::optional<LockResult>& out) {
+  void lock(NativeCredentialStore& store, const std::string& key, Millis wait,
+            std::optional<LockResult>& out) {
     store.lock(key, wait, [&out](LockResult r) { out.emplace(std::move(r)); });
     EXPECT_FALSE(out.has_value()) << "completed inside lock()";
     ex_.run_until_idle();
@@ -532,8 +552,10 @@ TEST_F(CredentialStoreTest, UnreadableValueNamesTheFileNotItsContent) {
   fs::create_directory(store.path_for("dir"));
   auto unreadable = get(store, "dir");
   ASSERT_FALSE(unreadable.ok());
-  EXPECT_NE(unreadable.error().message.find(store.path_for("dir")), std::string::npos) << unreadable.error();
-  EXPECT_NE(unreadable.error().message.find("Credential store"), std::string::npos) << unreadable.error();
+  EXPECT_NE(unreadable.error().message.find(store.path_for("dir")), std::string::npos)
+      << unreadable.error();
+  EXPECT_NE(unreadable.error().message.find("Credential store"), std::string::npos)
+      << unreadable.error();
 }
 
 TEST_F(CredentialStoreTest, DirectoryOfAnotherUserIsRefused) {
@@ -543,7 +565,8 @@ TEST_F(CredentialStoreTest, DirectoryOfAnotherUserIsRefused) {
   NativeCredentialStore store(dir(), ex_);
   Status written = put(store, "k", "{}");
   ASSERT_FALSE(written.ok());
-  EXPECT_NE(written.error().message.find("belongs to another user"), std::string::npos) << written.error();
+  EXPECT_NE(written.error().message.find("belongs to another user"), std::string::npos)
+      << written.error();
   EXPECT_FALSE(fs::exists(store.path_for("k")));
 }
 
@@ -562,8 +585,10 @@ TEST_F(CredentialStoreTest, SecondLockWaitsForTheFirstAndTimesOut) {
   ASSERT_TRUE(second.has_value());
   ASSERT_FALSE(second->ok());
   EXPECT_EQ(second->error().code, ErrorCode::timeout);
-  EXPECT_NE(second->error().message.find(a.lock_path_for("k")), std::string::npos) << second->error();
-  EXPECT_NE(second->error().message.find("by process " + std::to_string(::getpid())), std::string::npos)
+  EXPECT_NE(second->error().message.find(a.lock_path_for("k")), std::string::npos)
+      << second->error();
+  EXPECT_NE(second->error().message.find("by process " + std::to_string(::getpid())),
+            std::string::npos)
       << second->error();
 
   // The same store is not re-entrant either: a lock() waits for every other holder.
@@ -667,7 +692,8 @@ TEST_F(CredentialStoreTest, LockHeldByAnotherProcessTimesOutNamingIt) {
   ASSERT_TRUE(mine.has_value());
   ASSERT_FALSE(mine->ok());
   EXPECT_EQ(mine->error().code, ErrorCode::timeout);
-  EXPECT_NE(mine->error().message.find("by process " + std::to_string(child.pid())), std::string::npos)
+  EXPECT_NE(mine->error().message.find("by process " + std::to_string(child.pid())),
+            std::string::npos)
       << mine->error();
 }
 
@@ -714,8 +740,362 @@ TEST(CredentialStoreDir, FollowsXdgDataHomeThenHome) {
             "/x/data/mcprt/credentials");
   EXPECT_EQ(default_credentials_dir(env_of({{"XDG_DATA_HOME", "relative"}, {"HOME", "/home/u"}})),
             "/home/u/.local/share/mcprt/credentials");
-  EXPECT_EQ(default_credentials_dir(env_of({{"HOME", "/home/u"}})), "/home/u/.local/share/mcprt/credentials");
+  EXPECT_EQ(default_credentials_dir(env_of({{"HOME", "/home/u"}})),
+            "/home/u/.local/share/mcprt/credentials");
   EXPECT_EQ(default_credentials_dir(env_of({})), "");
+}
+
+// ===================================== LoopbackAuthorizer
+
+TEST(BrowserCommands, SplitLikeAShellWithoutOne) {
+  const std::string url = "https://as.example/authorize?a=1&b=$(x)";
+  using Commands = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(browser_commands("firefox", url), (Commands{{"firefox", url}}));
+  EXPECT_EQ(browser_commands("chromium --new-window %s", url),
+            (Commands{{"chromium", "--new-window", url}}));
+  EXPECT_EQ(browser_commands("app --url=%s --again=%s", url),
+            (Commands{{"app", "--url=" + url, "--again=" + url}}));
+  EXPECT_EQ(browser_commands("'/opt/my browser/run' \"--profile=a b\" x\\ y", url),
+            (Commands{{"/opt/my browser/run", "--profile=a b", "x y", url}}));
+  EXPECT_EQ(browser_commands(R"(b "say \"hi\" \$HOME \n")", url),
+            (Commands{{"b", R"(say "hi" $HOME \n)", url}}));
+  // ':' separates commands to try in turn; empty parts and broken quotes are left out.
+  EXPECT_EQ(browser_commands("first:: second %s:'broken", url),
+            (Commands{{"first", url}, {"second", url}}));
+  EXPECT_TRUE(browser_commands("  :", url).empty());
+  // A URL that contains "%s" is inserted once, not expanded again.
+  EXPECT_EQ(browser_commands("b %s", "http://h/?q=%s"), (Commands{{"b", "http://h/?q=%s"}}));
+}
+
+// Writes an executable shell script and returns its path.
+std::string write_script(const fs::path& dir, const std::string& name, const std::string& body) {
+  const fs::path path = dir / name;
+  {
+    std::ofstream out(path);
+    out << "#!/bin/sh\n" << body;
+  }
+  fs::permissions(path, fs::perms::owner_all);
+  return path.string();
+}
+
+std::vector<std::string> read_lines(const fs::path& path) {
+  std::ifstream in(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  return lines;
+}
+
+// A port nobody listens on right now (bound and closed at once).
+int free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool can_connect(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return ok;
+}
+
+int port_of(const std::string& redirect_uri) {
+  auto url = parse_http_url(redirect_uri);
+  return url ? url->port : -1;
+}
+
+class AuthorizerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { root_ = make_temp_dir("mcprt-authorizer"); }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+
+  // An authorizer whose browser is `browser` ($BROWSER) and whose prompts are recorded.
+  LoopbackAuthorizerOptions options_with(std::optional<std::string> browser) {
+    LoopbackAuthorizerOptions o;
+    std::map<std::string, std::string> env;
+    if (browser) env["BROWSER"] = *browser;
+    o.env = env_of(env);
+    o.on_prompt = [this](const AuthorizePrompt& p) { prompts_.push_back(p); };
+    return o;
+  }
+
+  fs::path root_;
+  std::vector<AuthorizePrompt> prompts_;
+};
+
+// begin -> authorize -> $BROWSER (a script running curl) follows the authorization URL to
+// a loopback authorization server, which redirects to the callback -> the redirect URL.
+TEST_F(AuthorizerTest, BrowserScriptFollowsTheRedirectBackToTheFlow) {
+  NativeExecutor ex;
+  test::LoopbackHttpServer as;
+  as.get("/authorize", [](const httplib::Request& req, httplib::Response& res) {
+    res.status = 302;
+    res.set_header("Location", req.get_param_value("redirect_uri") + "?code=c0de&state=" +
+                                   req.get_param_value("state") + "&iss=http%3A%2F%2F127.0.0.1");
+  });
+  as.start();
+  const std::string args_file = (root_ / "args").string();
+  const std::string fds_file = (root_ / "fds").string();
+  // Records its arguments and its open descriptors, then follows the URL like a browser.
+  const std::string script = write_script(
+      root_, "browser",
+      "ls -l /proc/$$/fd > '" + fds_file + "'\nprintf '%s\\n' \"$@\" > '" + args_file +
+          ".tmp' && mv '" + args_file + ".tmp' '" + args_file +
+          "'\nfor url; do :; done\nexec curl --noproxy '*' -s -L -o /dev/null \"$url\"\n");
+  LoopbackAuthorizer authorizer(ex, options_with(script + " --first %s"));
+  auto flow = authorizer.begin({.server_name = "demo"});
+  ASSERT_TRUE(flow.ok()) << flow.error();
+  const std::string redirect_uri = (*flow)->redirect_uri();
+  ASSERT_EQ(redirect_uri.rfind("http://127.0.0.1:", 0), 0u) << redirect_uri;
+  ASSERT_EQ(redirect_uri.substr(redirect_uri.size() - 9), "/callback");
+  const int port = port_of(redirect_uri);
+
+  std::string encoded_redirect;
+  append_percent_encoded(encoded_redirect, redirect_uri, [](unsigned char c, std::size_t) {
+    return std::isalnum(c) != 0 || c == '.' || c == '-' || c == '_';
+  });
+  const std::string authorization_url =
+      as.url("/authorize") + "?response_type=code&state=st4te&redirect_uri=" + encoded_redirect;
+  // A descriptor some other code of this process opened without O_CLOEXEC: the browser
+  // must not get it either.
+  const int inheritable = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(inheritable, 0);
+  std::optional<Result<std::string>> redirect;
+  (*flow)->authorize(authorization_url,
+                     [&](Result<std::string> r) { redirect.emplace(std::move(r)); });
+  ::close(inheritable);
+  EXPECT_FALSE(redirect.has_value()) << "completed inside authorize()";
+  ASSERT_EQ(prompts_.size(), 1u);
+  EXPECT_TRUE(prompts_[0].browser_started) << prompts_[0].browser_error;
+  EXPECT_EQ(prompts_[0].browser_command, script);
+  EXPECT_EQ(prompts_[0].server_name, "demo");
+  EXPECT_EQ(prompts_[0].authorization_url, authorization_url);
+  EXPECT_EQ(prompts_[0].redirect_uri, redirect_uri);
+
+  ASSERT_TRUE(test::pump_until(ex, [&] { return redirect.has_value(); }));
+  ASSERT_TRUE(redirect->ok()) << redirect->error();
+  EXPECT_EQ(redirect->value(), redirect_uri + "?code=c0de&state=st4te&iss=http%3A%2F%2F127.0.0.1");
+  EXPECT_EQ(as.count("GET", "/authorize"), 1u);
+  EXPECT_EQ(read_lines(args_file), (std::vector<std::string>{"--first", authorization_url}));
+  // The browser inherited no socket of this process (the listener's among them).
+  std::ifstream fds(fds_file);
+  const std::string listing((std::istreambuf_iterator<char>(fds)),
+                            std::istreambuf_iterator<char>());
+  EXPECT_NE(listing.find("/dev/null"), std::string::npos) << listing;
+  EXPECT_EQ(listing.find("socket:"), std::string::npos) << listing;
+  // The flow ended: its port is closed.
+  EXPECT_FALSE(can_connect(port));
+}
+
+// The URL is hostile: it reaches the browser as one argument, never through a shell.
+TEST_F(AuthorizerTest, HostileUrlReachesTheBrowserAsOneArgument) {
+  NativeExecutor ex;
+  const std::string args_file = (root_ / "args").string();
+  const std::string script =
+      write_script(root_, "browser",
+                   "printf '%s\\n' \"$@\" > '" + args_file + ".tmp' && mv '" + args_file +
+                       ".tmp' '" + args_file + "'\n");
+  LoopbackAuthorizer authorizer(ex, options_with("/nonexistent/browser %s:" + script));
+  auto flow = authorizer.begin({.server_name = "evil"});
+  ASSERT_TRUE(flow.ok()) << flow.error();
+  const std::string pwned = (root_ / "pwned").string();
+  const std::string url = "http://127.0.0.1:9/authorize?a=$(touch${IFS}" + pwned + ")&b=`touch " +
+                          pwned + "`;touch${IFS}" + pwned + "|x&c='\"&state=s";
+  const std::string shown = parse_http_url(url)->to_string();
+  bool called = false;
+  (*flow)->authorize(url, [&](Result<std::string>) { called = true; });
+  ASSERT_EQ(prompts_.size(), 1u);
+  EXPECT_TRUE(prompts_[0].browser_started) << prompts_[0].browser_error;
+  EXPECT_EQ(prompts_[0].browser_command, script);  // the first command does not exist
+  EXPECT_EQ(prompts_[0].authorization_url, shown);
+  ASSERT_TRUE(test::poll_until(ex, [&] { return fs::exists(args_file); }));
+  EXPECT_EQ(read_lines(args_file), std::vector<std::string>{shown});
+  EXPECT_NE(shown.find("$(touch${IFS}"), std::string::npos) << shown;
+  EXPECT_FALSE(fs::exists(pwned));
+  EXPECT_FALSE(called);
+}
+
+TEST_F(AuthorizerTest, OnlyTheCallbackOfThisSignInCompletesTheFlow) {
+  NativeExecutor ex;
+  LoopbackAuthorizerOptions options = options_with(std::nullopt);
+  options.open_browser = false;
+  LoopbackAuthorizer authorizer(ex, options);
+  auto flow = authorizer.begin({.server_name = "demo"});
+  ASSERT_TRUE(flow.ok()) << flow.error();
+  const int port = port_of((*flow)->redirect_uri());
+  httplib::Client client("127.0.0.1", port);
+
+  // Before authorize(): nothing is waiting for a redirect.
+  auto early = client.Get("/callback?code=x&state=st4te");
+  ASSERT_TRUE(early);
+  EXPECT_EQ(early->status, 400);
+
+  std::optional<Result<std::string>> redirect;
+  (*flow)->authorize("http://127.0.0.1:9/authorize?client_id=c&state=st4te",
+                     [&](Result<std::string> r) { redirect.emplace(std::move(r)); });
+  ASSERT_EQ(prompts_.size(), 1u);
+  EXPECT_FALSE(prompts_[0].browser_started);
+
+  auto other = client.Get("/favicon.ico");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->status, 404);
+  auto post = client.Post("/callback?code=x&state=st4te", "", "text/plain");
+  ASSERT_TRUE(post);
+  EXPECT_EQ(post->status, 404);
+  auto prefix = client.Get("/callbackx?code=x&state=st4te");
+  ASSERT_TRUE(prefix);
+  EXPECT_EQ(prefix->status, 404);
+  auto wrong_state = client.Get("/callback?code=x&state=guess");
+  ASSERT_TRUE(wrong_state);
+  EXPECT_EQ(wrong_state->status, 400);
+  auto no_state = client.Get("/callback?code=x");
+  ASSERT_TRUE(no_state);
+  EXPECT_EQ(no_state->status, 400);
+  // A page on a name that resolves to 127.0.0.1 (DNS rebinding) sends its own Host.
+  auto rebound = client.Get("/callback?code=x&state=st4te",
+                            {{"Host", "evil.example:" + std::to_string(port)}});
+  ASSERT_TRUE(rebound);
+  EXPECT_EQ(rebound->status, 400);
+  ex.run_for(Millis(50));
+  EXPECT_FALSE(redirect.has_value()) << "a refused request completed the flow";
+
+  auto good = client.Get("/callback?code=c0de&state=st%34te");
+  ASSERT_TRUE(good);
+  EXPECT_EQ(good->status, 200);
+  EXPECT_NE(good->body.find("You can close this tab"), std::string::npos);
+  EXPECT_EQ(good->get_header_value("Cache-Control"), "no-store");
+  ASSERT_TRUE(test::pump_until(ex, [&] { return redirect.has_value(); }));
+  ASSERT_TRUE(redirect->ok()) << redirect->error();
+  EXPECT_EQ(redirect->value(), (*flow)->redirect_uri() + "?code=c0de&state=st%34te");
+  EXPECT_FALSE(can_connect(port));
+}
+
+TEST_F(AuthorizerTest, TakenPortIsAnErrorNamingIt) {
+  NativeExecutor ex;
+  test::LoopbackHttpServer taken;
+  taken.start();
+  LoopbackAuthorizer authorizer(ex, options_with(std::nullopt));
+  auto flow = authorizer.begin({.server_name = "demo", .callback_port = taken.port()});
+  ASSERT_FALSE(flow.ok());
+  EXPECT_EQ(flow.error().code, ErrorCode::transport);
+  EXPECT_NE(flow.error().message.find("127.0.0.1:" + std::to_string(taken.port())),
+            std::string::npos)
+      << flow.error();
+  EXPECT_NE(flow.error().message.find("demo"), std::string::npos) << flow.error();
+  EXPECT_NE(flow.error().message.find("oauth.callbackPort"), std::string::npos) << flow.error();
+  auto bad = authorizer.begin({.server_name = "demo", .callback_port = 70000});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, ErrorCode::invalid_argument);
+}
+
+TEST_F(AuthorizerTest, FixedCallbackPortIsUsed) {
+  NativeExecutor ex;
+  LoopbackAuthorizer authorizer(ex, options_with(std::nullopt));
+  const int port = free_port();
+  auto flow = authorizer.begin({.server_name = "demo", .callback_port = port});
+  ASSERT_TRUE(flow.ok()) << flow.error();
+  EXPECT_EQ((*flow)->redirect_uri(), "http://127.0.0.1:" + std::to_string(port) + "/callback");
+  EXPECT_TRUE(can_connect(port));
+  // Two flows never share a listener: a second one on the same fixed port is refused.
+  auto second = authorizer.begin({.server_name = "other", .callback_port = port});
+  EXPECT_FALSE(second.ok());
+  flow->reset();
+  EXPECT_FALSE(can_connect(port));
+}
+
+TEST_F(AuthorizerTest, NoAnswerTimesOutAndClosesTheListener) {
+  ManualExecutor ex;
+  LoopbackAuthorizerOptions options = options_with(std::nullopt);
+  options.open_browser = false;
+  LoopbackAuthorizer authorizer(ex, options);
+  auto flow = authorizer.begin({.server_name = "demo", .timeout = Millis(120000)});
+  ASSERT_TRUE(flow.ok()) << flow.error();
+  const int port = port_of((*flow)->redirect_uri());
+  std::optional<Result<std::string>> redirect;
+  (*flow)->authorize("https://as.example/authorize?state=s",
+                     [&](Result<std::string> r) { redirect.emplace(std::move(r)); });
+  ex.advance(Millis(119999));
+  EXPECT_FALSE(redirect.has_value());
+  EXPECT_TRUE(can_connect(port));
+  ex.advance(Millis(1));
+  ASSERT_TRUE(redirect.has_value());
+  ASSERT_FALSE(redirect->ok());
+  EXPECT_EQ(redirect->error().code, ErrorCode::timeout);
+  EXPECT_NE(redirect->error().message.find("'demo'"), std::string::npos) << redirect->error();
+  EXPECT_NE(redirect->error().message.find("120 s"), std::string::npos) << redirect->error();
+  EXPECT_FALSE(can_connect(port));
+}
+
+TEST_F(AuthorizerTest, DestroyingTheFlowCancelsItWithoutACallback) {
+  ManualExecutor ex;
+  LoopbackAuthorizerOptions options = options_with(std::nullopt);
+  options.open_browser = false;
+  LoopbackAuthorizer authorizer(ex, options);
+  auto flow = authorizer.begin({.server_name = "demo", .timeout = Millis(1000)});
+  ASSERT_TRUE(flow.ok());
+  const int port = port_of((*flow)->redirect_uri());
+  bool called = false;
+  (*flow)->authorize("https://as.example/authorize", [&](Result<std::string>) { called = true; });
+  flow->reset();
+  EXPECT_FALSE(can_connect(port));
+  ex.advance(Millis(5000));
+  EXPECT_FALSE(called);
+  EXPECT_EQ(ex.pending_timers(), 0u);
+}
+
+TEST_F(AuthorizerTest, PromptShowsTheSerializedUrlAndWhyNoBrowserStarted) {
+  ManualExecutor ex;
+  // Headless: no $BROWSER, no display. xdg-open is not tried.
+  LoopbackAuthorizer authorizer(ex, options_with(std::nullopt));
+  auto flow = authorizer.begin({.server_name = "demo"});
+  ASSERT_TRUE(flow.ok());
+  bool called = false;
+  (*flow)->authorize("https://as.example/authorize?x=\x1b[31mred a",
+                     [&](Result<std::string>) { called = true; });
+  ASSERT_EQ(prompts_.size(), 1u);
+  EXPECT_FALSE(prompts_[0].browser_started);
+  EXPECT_NE(prompts_[0].browser_error.find("no display"), std::string::npos)
+      << prompts_[0].browser_error;
+  EXPECT_EQ(prompts_[0].authorization_url, "https://as.example/authorize?x=%1B[31mred%20a");
+  EXPECT_FALSE(called);
+}
+
+TEST_F(AuthorizerTest, UrlThatIsNotHttpIsRefusedAndSecondAuthorizeFails) {
+  ManualExecutor ex;
+  const std::string marker = (root_ / "started").string();
+  const std::string script = write_script(root_, "browser", "touch '" + marker + "'\n");
+  LoopbackAuthorizer authorizer(ex, options_with(script));
+  auto flow = authorizer.begin({.server_name = "demo"});
+  ASSERT_TRUE(flow.ok());
+  std::optional<Result<std::string>> first;
+  (*flow)->authorize("--remote-debugging-port=9222",
+                     [&](Result<std::string> r) { first.emplace(std::move(r)); });
+  EXPECT_FALSE(first.has_value());
+  ex.run_until_idle();
+  ASSERT_TRUE(first.has_value());
+  ASSERT_FALSE(first->ok());
+  EXPECT_EQ(first->error().code, ErrorCode::invalid_argument);
+  EXPECT_TRUE(prompts_.empty());
+  EXPECT_FALSE(fs::exists(marker));
+  std::optional<Result<std::string>> second;
+  (*flow)->authorize("https://as.example/authorize",
+                     [&](Result<std::string> r) { second.emplace(std::move(r)); });
+  ex.run_until_idle();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_EQ(second->error().code, ErrorCode::invalid_argument);
 }
 
 }  // namespace
@@ -730,7 +1110,8 @@ int run_credential_lock_holder(int argc, char** argv) {
   NativeExecutor ex;
   NativeCredentialStore store(argv[0], ex);
   std::optional<LockResult> got;
-  store.lock(argv[1], Millis(std::strtoll(argv[2], nullptr, 10)), [&](LockResult r) { got.emplace(std::move(r)); });
+  store.lock(argv[1], Millis(std::strtoll(argv[2], nullptr, 10)),
+             [&](LockResult r) { got.emplace(std::move(r)); });
   ex.run_until([&] { return got.has_value(); }, kWaitLimit);
   if (!got || !got->ok()) {
     std::printf("error %s\n", got ? got->error().describe().c_str() : "no answer");
