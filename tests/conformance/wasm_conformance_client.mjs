@@ -7,11 +7,24 @@
 // MCP_CONFORMANCE_SCENARIO; the package is found through MCPRT_JS_PACKAGE (the assembled
 // <wasm build>/mcprt-js/index.js; ctest sets it) or `--package <index.js>`.
 //
+// What the suite says about the run goes into the server's config entry:
+//   MCP_CONFORMANCE_PROTOCOL_VERSION  `protocol` (SPEC §14; the suite's default, 2025-11-25,
+//                                     when unset: 0.1.x versions do not set it)
+//   MCP_CONFORMANCE_CONTEXT           JSON; client_id / client_secret become
+//                                     `oauth: {clientId, clientSecret}` (SPEC §13, the
+//                                     pre-registered client); the names of fields with no
+//                                     config counterpart are reported on stderr (never their
+//                                     values: they hold secrets and keys)
+//
 //   initialize   discoverAndLoad (initialize → initialized, tools/list), disconnect
 //   tools_call   the same, then call every tool (add_numbers gets {a: 5, b: 3}), disconnect
 //   (other)      like tools_call, every other tool called with {}
 //
-// Exit status: 0 when every step succeeded, 1 otherwise (the suite judges the wire).
+// `--print-entry` prints that entry as JSON (secret values as their length only) and exits
+// without loading the package (wasm_client_env.test.mjs checks the mapping with it).
+//
+// Exit status: 0 when every step succeeded, 1 otherwise (the suite judges the wire); 2 for
+// bad arguments or environment.
 import { pathToFileURL } from 'node:url';
 
 const kStepLimitMs = 30000;
@@ -26,9 +39,12 @@ function usage(message) {
 function parseArgs(argv) {
   const args = argv.slice(2);
   let packageEntry = process.env.MCPRT_JS_PACKAGE;
+  let printEntry = false;
   const rest = [];
   for (let i = 0; i < args.length; ++i) {
-    if (args[i] === '--package') {
+    if (args[i] === '--print-entry') {
+      printEntry = true;
+    } else if (args[i] === '--package') {
       if (i + 1 >= args.length) usage('--package needs a path');
       packageEntry = args[++i];
     } else if (args[i].startsWith('--package=')) {
@@ -38,8 +54,48 @@ function parseArgs(argv) {
     }
   }
   if (rest.length === 0) usage('the server URL is missing (the last argument)');
-  if (!packageEntry) usage('MCPRT_JS_PACKAGE (or --package) must name the mcprt package index.js');
-  return { packageEntry, url: rest[rest.length - 1] };
+  if (!packageEntry && !printEntry) usage('MCPRT_JS_PACKAGE (or --package) must name the mcprt package index.js');
+  return { packageEntry, printEntry, url: rest[rest.length - 1] };
+}
+
+const kDefaultProtocolVersion = '2025-11-25';
+// MCP_CONFORMANCE_CONTEXT fields and the `oauth` config field each becomes.
+const kContextToOauth = { client_id: 'clientId', client_secret: 'clientSecret' };
+
+// The server's config entry for this run, from the suite's environment.
+function serverEntry(url) {
+  const entry = { url };
+  const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION || kDefaultProtocolVersion;
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) {
+    usage(`MCP_CONFORMANCE_PROTOCOL_VERSION must be a dated protocol version (got ${JSON.stringify(version)})`);
+  }
+  entry.protocol = version;
+
+  const raw = process.env.MCP_CONFORMANCE_CONTEXT;
+  if (raw !== undefined && raw !== '') {
+    let context;
+    try {
+      context = JSON.parse(raw);
+    } catch {
+      // Not the parser's message: V8 quotes the text around the error, which may be a secret.
+      usage(`MCP_CONFORMANCE_CONTEXT is not JSON (${raw.length} characters)`);
+    }
+    if (context === null || typeof context !== 'object' || Array.isArray(context)) {
+      usage('MCP_CONFORMANCE_CONTEXT must be a JSON object');
+    }
+    const oauth = {};
+    const unmapped = [];
+    for (const [key, value] of Object.entries(context)) {
+      if (key === 'name') continue;  // the scenario's name again
+      if (key in kContextToOauth && typeof value === 'string') oauth[kContextToOauth[key]] = value;
+      else unmapped.push(key);
+    }
+    if (Object.keys(oauth).length > 0) entry.oauth = oauth;
+    if (unmapped.length > 0) {
+      console.error(`wasm_conformance_client: context fields with no config counterpart: ${unmapped.join(', ')}`);
+    }
+  }
+  return entry;
 }
 
 function argumentsFor(tool) {
@@ -58,7 +114,16 @@ function bounded(promise, what) {
 }
 
 async function main() {
-  const { packageEntry, url } = parseArgs(process.argv);
+  const { packageEntry, printEntry, url } = parseArgs(process.argv);
+  const entry = serverEntry(url);
+  if (printEntry) {
+    const shown = { ...entry };
+    if (entry.oauth?.clientSecret !== undefined) {
+      shown.oauth = { ...entry.oauth, clientSecret: `<${entry.oauth.clientSecret.length} characters>` };
+    }
+    console.log(JSON.stringify(shown));
+    return true;
+  }
   const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
   const { createRuntime } = await import(pathToFileURL(packageEntry).href);
 
@@ -71,7 +136,7 @@ async function main() {
   });
   let ok = true;
   try {
-    const loaded = await bounded(rt.discoverAndLoad({ servers: { [kServer]: { url } } }), 'connect');
+    const loaded = await bounded(rt.discoverAndLoad({ servers: { [kServer]: entry } }), 'connect');
     for (const e of loaded.errors) {
       console.error(`load error${e.server ? ` (${e.server})` : ''}: ${e.error}`);
       ok = false;
