@@ -15,6 +15,7 @@ function run(env) {
   const clean = { ...process.env };
   delete clean.MCP_CONFORMANCE_CONTEXT;
   delete clean.MCP_CONFORMANCE_PROTOCOL_VERSION;
+  delete clean.MCP_CONFORMANCE_SCENARIO;
   const r = spawnSync(process.execPath, [kClient, '--print-entry', kUrl],
                       { env: { ...clean, ...env }, encoding: 'utf8', timeout: 30000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
@@ -40,21 +41,39 @@ test('a protocol version that is not a date is refused', () => {
 
 test('the pre-registered client of the context becomes oauth.clientId/clientSecret, secrets unprinted', () => {
   const secret = 'sekrit-value-7f3a';
-  const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49\n-----END PRIVATE KEY-----';
   const r = run({
+    MCP_CONFORMANCE_SCENARIO: 'auth/pre-registration',
     MCP_CONFORMANCE_CONTEXT: JSON.stringify({
       name: 'auth/pre-registration', client_id: 'conformance-client', client_secret: secret,
-      issuer: 'http://localhost:2', private_key_pem: pem,
+      issuer: 'http://localhost:2',
     }),
   });
   assert.equal(r.status, 0, r.stderr);
   const entry = JSON.parse(r.stdout);
   assert.deepEqual(entry.oauth, { clientId: 'conformance-client', clientSecret: `<${secret.length} characters>` });
-  assert.match(r.stderr, /context fields with no config counterpart: issuer, private_key_pem/);
-  for (const text of [r.stdout, r.stderr]) {
-    assert.ok(!text.includes(secret), 'the client secret was printed');
-    assert.ok(!text.includes('MIGHAgEAMBMGByqGSM49'), 'the private key was printed');
-  }
+  assert.match(r.stderr, /context fields with no config counterpart: issuer$/m);
+  for (const text of [r.stdout, r.stderr]) assert.ok(!text.includes(secret), 'the client secret was printed');
+});
+
+test('a client-credentials scenario gets the client_credentials grant and the context key', () => {
+  const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49\n-----END PRIVATE KEY-----';
+  const r = run({
+    MCP_CONFORMANCE_SCENARIO: 'auth/client-credentials-jwt',
+    MCP_CONFORMANCE_CONTEXT: JSON.stringify({
+      name: 'auth/client-credentials-jwt', client_id: 'm2m', private_key_pem: pem, signing_algorithm: 'ES256',
+    }),
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout).oauth, {
+    clientId: 'm2m', privateKey: `<${pem.length} characters>`, signingAlg: 'ES256', grant: 'client_credentials',
+  });
+  for (const text of [r.stdout, r.stderr]) assert.ok(!text.includes('MIGHAgEAMBMGByqGSM49'), 'the key was printed');
+});
+
+test('other scenarios keep the default grant', () => {
+  const r = run({ MCP_CONFORMANCE_SCENARIO: 'auth/metadata-default' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(JSON.parse(r.stdout).oauth, undefined);
 });
 
 test('a context that is not a JSON object is refused with the variable named', () => {

@@ -10,11 +10,15 @@
 // What the suite says about the run goes into the server's config entry:
 //   MCP_CONFORMANCE_PROTOCOL_VERSION  `protocol` (SPEC §14; the suite's default, 2025-11-25,
 //                                     when unset: 0.1.x versions do not set it)
-//   MCP_CONFORMANCE_CONTEXT           JSON; client_id / client_secret become
-//                                     `oauth: {clientId, clientSecret}` (SPEC §13, the
-//                                     pre-registered client); the names of fields with no
-//                                     config counterpart are reported on stderr (never their
-//                                     values: they hold secrets and keys)
+//   MCP_CONFORMANCE_CONTEXT           JSON; client_id, client_secret, private_key_pem and
+//                                     signing_algorithm become `oauth: {clientId,
+//                                     clientSecret, privateKey, signingAlg}` (SPEC §13: the
+//                                     pre-registered client, the client_credentials key);
+//                                     the names of fields with no config counterpart are
+//                                     reported on stderr (never their values: they hold
+//                                     secrets and keys)
+//   MCP_CONFORMANCE_SCENARIO          auth/client-credentials-*: `oauth.grant` is
+//                                     client_credentials
 //
 //   initialize   discoverAndLoad (initialize → initialized, tools/list), disconnect
 //   tools_call   the same, then call every tool (add_numbers gets {a: 5, b: 3}), disconnect
@@ -60,10 +64,15 @@ function parseArgs(argv) {
 
 const kDefaultProtocolVersion = '2025-11-25';
 // MCP_CONFORMANCE_CONTEXT fields and the `oauth` config field each becomes.
-const kContextToOauth = { client_id: 'clientId', client_secret: 'clientSecret' };
+const kContextToOauth = {
+  client_id: 'clientId',
+  client_secret: 'clientSecret',
+  private_key_pem: 'privateKey',
+  signing_algorithm: 'signingAlg',
+};
 
 // The server's config entry for this run, from the suite's environment.
-function serverEntry(url) {
+function serverEntry(url, scenario) {
   const entry = { url };
   const version = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION || kDefaultProtocolVersion;
   if (!/^\d{4}-\d{2}-\d{2}$/.test(version)) {
@@ -95,6 +104,9 @@ function serverEntry(url) {
       console.error(`wasm_conformance_client: context fields with no config counterpart: ${unmapped.join(', ')}`);
     }
   }
+  if (scenario.startsWith('auth/client-credentials')) {
+    entry.oauth = { ...entry.oauth, grant: 'client_credentials' };
+  }
   return entry;
 }
 
@@ -115,16 +127,19 @@ function bounded(promise, what) {
 
 async function main() {
   const { packageEntry, printEntry, url } = parseArgs(process.argv);
-  const entry = serverEntry(url);
+  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+  const entry = serverEntry(url, scenario);
   if (printEntry) {
     const shown = { ...entry };
-    if (entry.oauth?.clientSecret !== undefined) {
-      shown.oauth = { ...entry.oauth, clientSecret: `<${entry.oauth.clientSecret.length} characters>` };
+    if (entry.oauth) {
+      shown.oauth = { ...entry.oauth };
+      for (const secret of ['clientSecret', 'privateKey']) {
+        if (entry.oauth[secret] !== undefined) shown.oauth[secret] = `<${entry.oauth[secret].length} characters>`;
+      }
     }
     console.log(JSON.stringify(shown));
     return true;
   }
-  const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
   const { createRuntime } = await import(pathToFileURL(packageEntry).href);
 
   // No cache: every run must reach the server (and Node has no IndexedDB).
