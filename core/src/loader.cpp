@@ -139,14 +139,17 @@ struct LoadRun : std::enable_shared_from_this<LoadRun> {
           LoadResult r = std::move(*result);
           r.tools = std::move(gate.tools);
           r.connected_servers = std::move(gate.connected);
+          r.needs_auth_servers = std::move(gate.needs_auth);
           for (auto& [name, error] : gate.errors) {
             std::string path;
             if (auto it = r.discovery.sources.find(name); it != r.discovery.sources.end()) {
               path = it->second.path;
             }
             if (logger) {
-              logger->warn("MCP server \"" + name + "\"" + (path.empty() ? "" : " (" + path + ")") +
-                           " failed: " + error.message);
+              logger->warn(
+                  "MCP server \"" + name + "\"" + (path.empty() ? "" : " (" + path + ")") +
+                  (error.code == ErrorCode::needs_auth ? " needs authorization: " : " failed: ") +
+                  error.message);
             }
             r.errors.push_back(LoadError{std::move(path), error.message, name});
           }

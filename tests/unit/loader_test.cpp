@@ -106,6 +106,27 @@ TEST_F(Loader, Loader_PerServerConnectErrorsCarryTheServersSourcePath) {
   EXPECT_TRUE(log.has(LogLevel::warn, "\"files\""));  // the loader logs per-server errors
 }
 
+TEST_F(Loader, Loader_AServerThatNeedsAuthIsNamedWithItsLoginHintAndLoggedAsSuch) {
+  serve("demo", {"echo"});
+  farm.fail_connect(
+      "files",
+      Error::make(ErrorCode::needs_auth,
+                  "Server \"files\": needs an OAuth sign-in; run `mcprt auth login files`"));
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}});
+  write(kClaudeFile, {{"mcpServers", {{"files", server("files")}}}});
+  LoadResult r = load();
+  EXPECT_EQ(r.connected_servers, std::vector<std::string>{"demo"});
+  EXPECT_EQ(r.needs_auth_servers, std::vector<std::string>{"files"});
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].server, "files");
+  EXPECT_EQ(r.errors[0].path, kClaudeFile);
+  EXPECT_THAT(r.errors[0].error, HasSubstr("run `mcprt auth login files`"));
+  EXPECT_TRUE(log.has(LogLevel::warn,
+                      "\"files\" (" + std::string(kClaudeFile) + ") needs authorization: "));
+  EXPECT_FALSE(log.has(LogLevel::warn, "failed"));
+  EXPECT_EQ(r.manager->server_state("files")->phase, ServerPhase::needs_auth);
+}
+
 TEST_F(Loader, Loader_Sec9_InvalidServerAndBrokenFileAreErrorsWithTheirFilePath) {
   serve("demo", {"echo"});
   write(kUserFile, {{"mcpServers", {{"demo", server("demo")}, {"nocmd", json::object()}}}});

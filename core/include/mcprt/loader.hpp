@@ -23,7 +23,8 @@
 // `/mcp reload` can connect). `done` follows the async contract (on services.executor);
 // services.executor is required — without one nothing starts and `done` never runs.
 // Errors: discovery errors keep their file path (and server); per-server connect/list
-// failures carry the server's source path and are also logged (warn) by the loader.
+// failures carry the server's source path and are also logged (warn) by the loader; so
+// does a server that needs authorization (also named in needs_auth_servers).
 
 #include <functional>
 #include <map>
@@ -68,6 +69,9 @@ struct LoadResult {
   std::vector<LoadError> errors;
   std::shared_ptr<McpManager> manager;  // null when enable_mcp is false
   std::vector<std::string> connected_servers;
+  // Servers in ServerPhase::needs_auth at the gate (SPEC §13): each also has a LoadError
+  // whose message says how to log in, and its cached tools (if any) are deferred tools.
+  std::vector<std::string> needs_auth_servers;
   std::vector<std::string> exa_api_keys;
   DiscoveryResult discovery;  // .pending: the project servers that were not trusted
   // What the trust callback granted in this load (recorded or not): a host that

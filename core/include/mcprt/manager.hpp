@@ -85,6 +85,12 @@ const char* to_string(ConnectionStatus status);
 //   reconnecting → connected | failed (max_attempts reached)
 //   failed       → connecting (connect_servers again, reconnect_server, or a
 //                  wait_for_connection that tries once more)
+//   connecting | reconnecting | connected
+//                → needs_auth (SPEC §13: a connect, tools/list or the live transport failed
+//                  with ErrorCode::needs_auth — an authorization only the user can give)
+//   needs_auth   → connecting (reconnect_server after the user logged in, or
+//                  connect_servers again); nothing else leaves it: no retry timer, no
+//                  backoff, no circuit-breaker count, wait_for_connection fails at once
 //   any          → disconnected (disconnect_server / disconnect_all; the server is removed)
 enum class ServerPhase {
   connecting,    // first connect or tools/list in flight
@@ -92,6 +98,10 @@ enum class ServerPhase {
   reconnecting,  // lost; a retry is scheduled or running
   disconnected,  // closed on purpose, or lost with reconnect off
   failed,        // the last attempt failed and no retry is scheduled (or the circuit opened)
+  // The server wants an OAuth authorization that needs the user (a login). Its tools stay
+  // listed as deferred tools (those it had, else the cache's); calling one fails at once
+  // with the needs_auth error, whose message says how to log in. to_string: "needs-auth".
+  needs_auth,
 };
 const char* to_string(ServerPhase phase);
 
@@ -124,6 +134,9 @@ struct GateResult {
   std::vector<std::string> connected;           // settled and connected
   std::vector<std::string> deferred;            // still connecting, served from the cache
   std::vector<std::string> pending;             // still connecting, no cache (wait_for_uncached=false)
+  // In ServerPhase::needs_auth at the gate; each also has its ErrorCode::needs_auth error in
+  // `errors` (the message says how to log in) and, if it had or cached any, deferred tools.
+  std::vector<std::string> needs_auth;
 };
 
 class McpManager {
@@ -153,13 +166,18 @@ class McpManager {
   // timeout), circuit open, disconnected on purpose. A disconnected server with reconnect
   // enabled is reconnected.
   //
+  // A server in needs_auth fails at once with its ErrorCode::needs_auth error (no attempt:
+  // nothing changes until the user logs in).
+  //
   // Tool calls through tool_host() made while their server is connecting or reconnecting
   // wait the same way (the retry then runs at once instead of after its backoff), bounded
   // by the call's timeout when that is shorter than the server's, and then go to the new
-  // connection; a server that is failed, circuit-open or down with reconnect off fails
-  // the call at once.
+  // connection; a server that is failed, circuit-open, needs-auth or down with reconnect
+  // off fails the call at once.
   void wait_for_connection(const std::string& name, AbortSignal signal, std::function<void(Status)> done);
-  // Closes and reconnects one server now; resets its circuit breaker.
+  // Closes and reconnects one server now; resets its circuit breaker. Also the way out of
+  // needs_auth: a host calls it once the user logged in (`done` gets the new attempt's
+  // outcome; another needs_auth error if the authorization is still missing).
   void reconnect_server(const std::string& name, std::function<void(Status)> done);
   // §5.6. `done` fires once every transport closed (each failure isolated).
   void disconnect_server(const std::string& name, std::function<void()> done = nullptr);

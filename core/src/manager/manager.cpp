@@ -35,6 +35,7 @@ const char* to_string(ServerPhase phase) {
     case ServerPhase::reconnecting: return "reconnecting";
     case ServerPhase::disconnected: return "disconnected";
     case ServerPhase::failed: return "failed";
+    case ServerPhase::needs_auth: return "needs-auth";
   }
   return "unknown";
 }
@@ -301,7 +302,13 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     const ServerLink* s = find(name);
     if (!s) return Settle::settled;  // disconnected meanwhile
     if (s->stage() == Stage::ready) return Settle::settled;
-    if (!s->pending()) return Settle::settled;
+    if (!s->pending()) {
+      // A needs-auth server keeps its cached tools: the gate waits for the cache read.
+      if (s->phase() == ServerPhase::needs_auth && s->cache_state() == CacheState::loading) {
+        return Settle::undecided;
+      }
+      return Settle::settled;
+    }
     if (!timer_fired) return Settle::undecided;
     switch (s->cache_state()) {
       case CacheState::loading: return Settle::undecided;
@@ -340,6 +347,12 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
       if (!s) continue;
       if (s->stage() == Stage::ready) {
         r.connected.push_back(name);
+        continue;
+      }
+      if (s->phase() == ServerPhase::needs_auth) {
+        if (s->install_cached_slice()) installed = true;
+        r.needs_auth.push_back(name);
+        if (!r.errors.count(name)) r.errors[name] = s->needs_auth_error();
         continue;
       }
       if (!s->pending()) {
@@ -459,6 +472,8 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
       if (s->last_error() && s->last_error()->code == ErrorCode::invalid_config) {
         return fail_now(*s->last_error());
       }
+      // Only a login changes this; another attempt now would ask for it again.
+      if (s->phase() == ServerPhase::needs_auth) return fail_now(s->needs_auth_error());
       if (!s->config().reconnect.enabled) {
         if (s->phase() == ServerPhase::disconnected) return fail_now(s->disconnected_error());
         return fail_now(s->last_error() ? *s->last_error()
@@ -571,6 +586,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
                                                             ? "was disconnected"
                                                             : "is not connected (unknown server)"))
             : s->circuit_open() ? s->circuit_error()
+            : s->phase() == ServerPhase::needs_auth ? s->needs_auth_error()
             : (!s->config().reconnect.enabled && s->phase() == ServerPhase::disconnected)
                 ? s->disconnected_error()
                 : Error::make(ErrorCode::not_connected,

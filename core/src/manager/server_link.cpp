@@ -1,6 +1,6 @@
 // ServerLink (server_link.hpp): one server's resolve → connect → list → ready → lost →
 // reconnect machine, with its backoff, circuit breaker, health pings and list_changed
-// re-listing.
+// re-listing, and the needs-auth phase (SPEC §13).
 
 #include "server_link.hpp"
 
@@ -91,6 +91,11 @@ Error ServerLink::circuit_error() const {
                   " ms; reconnect it by hand or reload";
   if (last_error_) m += " (last error: " + last_error_->message + ")";
   return Error::make(ErrorCode::not_connected, std::move(m));
+}
+
+Error ServerLink::needs_auth_error() const {
+  if (last_error_ && last_error_->code == ErrorCode::needs_auth) return *last_error_;
+  return Error::make(ErrorCode::needs_auth, server_prefix(name_) + "needs authorization");
 }
 
 Error ServerLink::disconnected_error() const {
@@ -307,6 +312,7 @@ void ServerLink::attempt_failed(Error error) {
   session_.reset();
   owner_.retire_session(attempt);
   settle_attempt_waiters(Status(error));
+  if (error.code == ErrorCode::needs_auth) return enter_needs_auth(std::move(error));
 
   const bool reported = owner_.gate_reports(name_);
   if (kind_ == AttemptKind::retry && config_.reconnect.enabled && !circuit_open_ &&
@@ -319,6 +325,24 @@ void ServerLink::attempt_failed(Error error) {
   // Final: no retry is scheduled.
   if (kind_ == AttemptKind::initial && slice_from_cache_) drop_slice();
   set_phase(ServerPhase::failed, error);
+  owner_.connection_settled(name_, Status(error));
+  if (!reported) log().warn(error.message);
+  owner_.link_settled();
+}
+
+// Nothing will change until the user logs in, so no retry, backoff or breaker count: the
+// server waits, its tools deferred, until reconnect_server or connect_servers.
+void ServerLink::enter_needs_auth(Error error) {
+  retry_timer_.reset();
+  kind_ = AttemptKind::initial;
+  const bool reported = owner_.gate_reports(name_);
+  if (has_slice_) {
+    mark_slice_deferred();
+  } else if (cache_ == CacheState::hit && !reported) {
+    // An open gate installs the cache hit itself when it returns; here nobody else would.
+    set_slice(cached_definitions_, true, true);
+  }
+  set_phase(ServerPhase::needs_auth, error);
   owner_.connection_settled(name_, Status(error));
   if (!reported) log().warn(error.message);
   owner_.link_settled();
@@ -380,6 +404,9 @@ void ServerLink::connection_lost(Error reason) {
   relist_again_ = false;
   owner_.retire_session(attempt);
   attempts_ = 0;
+  // The live transport lost its authorization (a refresh the user must replace): not a
+  // crash, so neither a reconnect nor a breaker count.
+  if (reason.code == ErrorCode::needs_auth) return enter_needs_auth(std::move(reason));
 
   const ManagerOptions& options = owner_.options();
   const TimePoint now = owner_.executor().now();

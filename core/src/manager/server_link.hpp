@@ -7,6 +7,8 @@
 //     → ready (live; list_changed re-lists, health pings)
 //     → lost (transport closed / health check failed)
 //     → reconnect (backoff, circuit breaker) → resolve …
+//   any of connect / list / lost failing with ErrorCode::needs_auth
+//     → needs-auth (idle until a manual reconnect or connect_servers: no retry, no breaker)
 //
 // The link owns the server's config, its phase and error, the current session, its timers,
 // the cache entry read for it, and its slice of the tool set. The manager (LinkOwner) owns
@@ -138,6 +140,9 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
 
   Error circuit_error() const;
   Error disconnected_error() const;
+  // The error calls and connection waits get in ServerPhase::needs_auth: the one that put
+  // the server there (its message says how to log in).
+  Error needs_auth_error() const;
 
  private:
   void set_phase(ServerPhase phase, std::optional<Error> error = std::nullopt);
@@ -154,6 +159,8 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   void on_listed(Result<std::vector<json>> listed);
   void save_cache(const std::vector<json>& defs);
   void attempt_failed(Error error);
+  // An attempt or the live connection failed with ErrorCode::needs_auth (`error` named).
+  void enter_needs_auth(Error error);
   void schedule_retry(const Error& reason);
   void connection_lost(Error reason);
   void on_notification(const std::string& method);
