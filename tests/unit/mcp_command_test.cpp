@@ -307,5 +307,85 @@ TEST_F(McpCommandTrust, ReloadKeepsAServerThatIsNotTrustedPendingAndAnEditKeepsT
   EXPECT_TRUE(has_tool("mcp_vetted_check"));
 }
 
+// --- needs-auth (SPEC §13) ---------------------------------------------------------------
+
+Error files_needs_login() {
+  return Error::make(
+      ErrorCode::needs_auth,
+      "Server \"files\": the server needs an authorization; run `mcprt auth login files`");
+}
+
+TEST_F(McpCommand, NeedsAuth_ListStatusAndReloadShowThePhaseAndTheLoginHint) {
+  farm.fail_connect("files", files_needs_login());
+  start();
+  std::string list = run("/mcp list");
+  EXPECT_THAT(list, ::testing::ContainsRegex("files +needs-auth +0 tools"));
+  EXPECT_THAT(list, HasSubstr("run `mcprt auth login files`"));
+  EXPECT_THAT(list, Not(HasSubstr("failed")));
+  std::string status = run("/mcp status files");
+  EXPECT_THAT(status, HasSubstr("state:    needs-auth (disconnected)"));
+  EXPECT_THAT(status, HasSubstr("error:    Server \"files\": the server needs an authorization; "
+                                "run `mcprt auth login files`"));
+  std::string reload = run("/mcp reload");
+  EXPECT_THAT(reload, HasSubstr("Needs authorization \"files\": Server \"files\""));
+  EXPECT_THAT(reload, Not(HasSubstr("Failed \"files\"")));
+  std::string reconnect = run("/mcp reconnect files");
+  EXPECT_THAT(reconnect, HasSubstr("\"files\" needs authorization: "));
+  EXPECT_THAT(reconnect, HasSubstr("mcprt auth login files"));
+}
+
+TEST_F(McpCommand, Auth_LogsInThroughTheHostThenReconnectsAndNamesTheTools) {
+  farm.fail_connect("files", files_needs_login());
+  std::vector<std::string> asked;
+  login = [&](const std::string& server, std::function<void(Status)> done) {
+    asked.push_back(server);
+    farm.fail_connect("files", std::nullopt);  // the credential the login stored now works
+    ex.post([done] { done(Status()); });
+  };
+  start();
+  ASSERT_FALSE(has_tool("mcp_files_read"));
+  EXPECT_EQ(run("/mcp auth files"),
+            "Logged in to \"files\" and connected (1 tool: mcp_files_read).\n");
+  EXPECT_EQ(asked, std::vector<std::string>{"files"});
+  EXPECT_EQ(manager->server_state("files")->phase, ServerPhase::connected);
+  EXPECT_TRUE(has_tool("mcp_files_read"));  // the registry was refreshed
+  EXPECT_EQ(farm.attempts("files"), 2u);
+  EXPECT_EQ(farm.attempts("demo"), 1u);  // other servers untouched
+}
+
+TEST_F(McpCommand, Auth_AFailedLoginSaysWhyAndTriesNoConnection) {
+  farm.fail_connect("files", files_needs_login());
+  login = [&](const std::string&, std::function<void(Status)> done) {
+    ex.post([done] {
+      done(Error::make(ErrorCode::timeout, "no answer from the browser within 300000 ms"));
+    });
+  };
+  start();
+  EXPECT_EQ(run("/mcp auth files"),
+            "Login to \"files\" failed: no answer from the browser within 300000 ms\n");
+  EXPECT_EQ(manager->server_state("files")->phase, ServerPhase::needs_auth);
+  EXPECT_EQ(farm.attempts("files"), 1u);
+}
+
+TEST_F(McpCommand, Auth_LoggedInButTheServerStillRefuses) {
+  farm.fail_connect("files", files_needs_login());
+  login = [&](const std::string&, std::function<void(Status)> done) {
+    ex.post([done] { done(Status()); });
+  };
+  start();
+  std::string out = run("/mcp auth files");
+  EXPECT_THAT(out, HasSubstr("Logged in to \"files\", but connecting failed: "));
+  EXPECT_THAT(out, HasSubstr("mcprt auth login files"));
+  EXPECT_EQ(manager->server_state("files")->phase, ServerPhase::needs_auth);
+}
+
+TEST_F(McpCommand, Auth_UnknownServerNoLoginHookAndUsage) {
+  start();
+  EXPECT_EQ(run("/mcp auth files"), "Logging in is not available in this host.\n");
+  EXPECT_EQ(run("/mcp auth ghost"), "Unknown server \"ghost\".\n");
+  EXPECT_THAT(run("/mcp auth"), HasSubstr("Wrong arguments for /mcp auth."));
+  EXPECT_THAT(run("/mcp help"), HasSubstr("/mcp auth <name>"));
+}
+
 }  // namespace
 }  // namespace mcprt

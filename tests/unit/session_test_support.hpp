@@ -138,6 +138,7 @@ class SessionFixture : public ::testing::Test {
     o.discover = [this] { return discover(); };
     o.fs = &fs;
     o.user_config_path = kUserFile;
+    o.login = login;
     mcp = std::make_unique<McpCommandController>(session, std::move(o), d);
   }
 
@@ -158,6 +159,8 @@ class SessionFixture : public ::testing::Test {
   DiscoveryContext ctx;
   DiscoveryOptions discovery_options;
   ManagerOptions manager_options;
+  // McpCommandOptions::login for `/mcp auth` (null = the host cannot log in).
+  std::function<void(const std::string&, std::function<void(Status)>)> login;
   ToolRegistry registry{ex};
   std::shared_ptr<McpManager> manager;
   McpSession session{registry};

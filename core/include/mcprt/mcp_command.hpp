@@ -13,6 +13,9 @@
 //   tools [server]            the MCP tools, optionally of one server
 //   reload                    disconnect_all → rediscover → connect → refresh_mcp_tools
 //   reconnect <name>          close and reconnect one server (resets its circuit breaker)
+//   auth <name>               log in to a server that needs authorization (SPEC §13)
+//                             through the host's `login` (the CLI: browser + loopback
+//                             callback), then reconnect it and report its tools
 //   enable <name>             rewrites the user file's enabledServers/disabledServers,
 //   disable <name>              then applies the change
 //   add <name> --url URL      adds a server to the user file, then connects it
@@ -53,6 +56,11 @@ struct McpCommandOptions {
   // The host's way to trust a project folder, shown next to servers that are not trusted
   // (the CLI: "mcprt trust '<folder>'"). Null = no advice is shown.
   std::function<std::string(const std::string& folder)> trust_command;
+  // `/mcp auth <name>`: the host's interactive login for one server (SPEC §13: show the
+  // authorization URL, wait for the redirect, store the credential). `done` once, on the
+  // executor; ok = logged in, and the controller then reconnects the server. Null = the
+  // command answers that this host cannot log in.
+  std::function<void(const std::string& server, std::function<void(Status)> done)> login;
 };
 
 class McpCommandController {

@@ -148,13 +148,14 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     if (sub == "status" && args.size() == 1) return answer(std::move(done), status(args[0]));
     if (sub == "reload" && args.empty()) return reload(std::move(done));
     if (sub == "reconnect" && args.size() == 1) return reconnect(args[0], std::move(done));
+    if (sub == "auth" && args.size() == 1) return auth(args[0], std::move(done));
     if ((sub == "enable" || sub == "disable") && args.size() == 1)
       return set_enabled(args[0], sub == "enable", std::move(done));
     if (sub == "add" && !args.empty()) return add(args, std::move(done));
     if (sub == "remove" && args.size() == 1) return remove(args[0], std::move(done));
 
-    static const std::set<std::string> known{"list",   "tools",   "status", "reload", "reconnect",
-                                             "enable", "disable", "add",    "remove"};
+    static const std::set<std::string> known{"list", "tools",  "status",  "reload", "reconnect",
+                                             "auth", "enable", "disable", "add",    "remove"};
     std::string head = known.count(sub) ? "Wrong arguments for /mcp " + sub + ".\n"
                                         : "Unknown subcommand " + q(sub) + ".\n";
     answer(std::move(done), head + usage());
@@ -377,7 +378,10 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     }
     for (const auto& name : gate.deferred) out << "Still connecting " << q(name) << " (cached tools).\n";
     for (const auto& name : gate.pending) out << "Still connecting " << q(name) << ".\n";
-    for (const auto& [name, err] : gate.errors) out << "Failed " << q(name) << ": " << err.message << "\n";
+    for (const auto& [name, err] : gate.errors) {
+      out << (err.code == ErrorCode::needs_auth ? "Needs authorization " : "Failed ") << q(name)
+          << ": " << err.message << "\n";
+    }
     return out.str();
   }
 
@@ -427,12 +431,68 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
       auto self = weak.lock();
       if (!self) return;
       self->session.refresh();
-      if (!s.ok()) return reply("Reconnect of " + q(name) + " failed: " + s.error().message);
+      if (!s.ok()) {
+        if (s.error().code == ErrorCode::needs_auth) {
+          return reply(q(name) + " needs authorization: " + s.error().message);
+        }
+        return reply("Reconnect of " + q(name) + " failed: " + s.error().message);
+      }
       std::size_t n = 0;
       if (auto m2 = self->manager()) {
         if (auto st = m2->server_state(name)) n = st->tool_count;
       }
       reply("Reconnected " + q(name) + " (" + std::to_string(n) + " tools).");
+    });
+  }
+
+  // "2 tools: mcp_x_a, mcp_x_b" (the names only when there are a few).
+  std::string tool_summary(const std::string& name) const {
+    auto m = manager();
+    std::vector<std::string> names;
+    if (m) {
+      for (const auto& t : m->tools()) {
+        if (t && t->info().server == name) names.push_back(t->name());
+      }
+    }
+    std::string out = std::to_string(names.size()) + (names.size() == 1 ? " tool" : " tools");
+    constexpr std::size_t kListedNames = 8;
+    if (!names.empty() && names.size() <= kListedNames) {
+      out += ":";
+      for (std::size_t i = 0; i < names.size(); ++i) out += (i ? ", " : " ") + names[i];
+    }
+    return out;
+  }
+
+  // `/mcp auth <name>`: the host's login, then a reconnect of that server.
+  void auth(const std::string& name, Done done) {
+    auto m = manager();
+    if (!m) return answer(std::move(done), "MCP is disabled.");
+    if (!m->server_state(name)) {
+      if (const ProjectServer* p = find_pending(discovery, name))
+        return answer(std::move(done), not_trusted(*p));
+      return answer(std::move(done), "Unknown server " + q(name) + ".");
+    }
+    if (!options.login) return answer(std::move(done), "Logging in is not available in this host.");
+    Done reply = guarded(std::move(done));
+    std::weak_ptr<Impl> weak = weak_from_this();
+    options.login(name, [weak, reply, name](Status logged_in) {
+      auto self = weak.lock();
+      if (!self) return;
+      if (!logged_in.ok())
+        return reply("Login to " + q(name) + " failed: " + logged_in.error().message);
+      auto m2 = self->manager();
+      if (!m2 || !m2->server_state(name)) {
+        return reply("Logged in to " + q(name) + "; the server is no longer configured.");
+      }
+      m2->reconnect_server(name, [weak, reply, name](Status s) {
+        auto self2 = weak.lock();
+        if (!self2) return;
+        self2->session.refresh();
+        if (!s.ok()) {
+          return reply("Logged in to " + q(name) + ", but connecting failed: " + s.error().message);
+        }
+        reply("Logged in to " + q(name) + " and connected (" + self2->tool_summary(name) + ").");
+      });
     });
   }
 
@@ -609,6 +669,7 @@ std::string McpCommandController::usage() {
          "  /mcp status <name>             state, trust, error, attempts, source, stderr tail\n"
          "  /mcp reload                    disconnect all, rediscover, reconnect\n"
          "  /mcp reconnect <name>          reconnect one server\n"
+         "  /mcp auth <name>               log in to a server that needs authorization\n"
          "  /mcp enable <name>             enable a server (user config file)\n"
          "  /mcp disable <name>            disable a server (user config file)\n"
          "  /mcp add <name> --url URL      add an HTTP server to the user config file\n"
