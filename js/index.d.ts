@@ -80,6 +80,8 @@ export interface LoadResult {
   errors: LoadError[];
   warnings: string[];
   connectedServers: string[];
+  /** Servers that need an OAuth login (phase 'needs-auth'); each also has an entry in `errors`. */
+  needsAuthServers: string[];
 }
 
 export interface CallResult {
@@ -106,7 +108,12 @@ export interface ErrorInfo {
   data?: unknown;
 }
 
-export type ServerPhase = 'connecting' | 'connected' | 'reconnecting' | 'disconnected' | 'failed';
+/**
+ * 'needs-auth': the server wants an OAuth authorization only the user can give; its cached
+ * tools stay listed (deferred) and calling one resolves at once with isError and a text
+ * that says how to sign in.
+ */
+export type ServerPhase = 'connecting' | 'connected' | 'reconnecting' | 'disconnected' | 'failed' | 'needs-auth';
 
 export interface ServerStatus {
   name: string;

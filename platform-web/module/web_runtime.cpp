@@ -320,7 +320,8 @@ class WebRuntime {
     resolve(call_id, {{"tools", tools},
                       {"errors", errors},
                       {"warnings", warnings},
-                      {"connectedServers", r.connected_servers}});
+                      {"connectedServers", r.connected_servers},
+                      {"needsAuthServers", r.needs_auth_servers}});
     emit("toolsChanged", 0, nullptr);
   }
 
