@@ -35,7 +35,7 @@ struct AuthRequest {
   // the server's challenge (SPEC §13): the HTTP status (401, 403; 0 = unknown) and every
   // `WWW-Authenticate` field of that answer joined with ", " ("" = none).
   int status = 0;
-  std::string www_authenticate;
+  std::string www_authenticate{};
 };
 
 using TokenCallback = std::function<void(Result<std::optional<std::string>>)>;

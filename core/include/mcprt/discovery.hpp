@@ -230,7 +230,8 @@ Result<bool> remove_project_trust(FileSystem& fs, const std::string& user_file,
                                   const std::string& folder);
 
 // ${VAR}, ${VAR:-default}, ${env:VAR} in every string field (command, args, env, cwd, url,
-// headers). An unset variable without default keeps the literal text and adds a warning
+// headers, and the oauth clientId, clientSecret, clientMetadataUrl, privateKey and
+// privateKeyFile). An unset variable without default keeps the literal text and adds a warning
 // naming the server and the variable. `raw` stays untouched (cache keys stay stable).
 ServerConfig substitute_variables(ServerConfig config, const EnvLookup& env,
                                   std::vector<ConfigError>* warnings);

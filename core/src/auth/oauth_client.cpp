@@ -344,7 +344,10 @@ void OAuthOp::start_login() {
                                       "authorization page (no Authorizer)"));
   }
   auto go = [this] {
-    discover([this] { authorize(choose_scopes(), "a sign-in was asked for"); });
+    // What was asked for before (a step-up's union survives a sign-out) and the challenge.
+    discover([this] {
+      authorize(scope_union(cred_.requested_scopes, choose_scopes()), "a sign-in was asked for");
+    });
   };
   if (auto it = impl_.last_challenge.find(server_.name); it != impl_.last_challenge.end()) {
     status_ = it->second.first;
@@ -508,6 +511,7 @@ void OAuthOp::read_credential(const std::string& issuer, const std::string& reso
 }
 
 void OAuthOp::ensure_auth_server(std::function<void()> next) {
+  if (as_ && same_issuer(as_->issuer, issuer_)) return next();
   if (cred_.server && cred_.server->issuer.size() && same_issuer(cred_.server->issuer, issuer_)) {
     as_ = cred_.server;
     return next();

@@ -268,7 +268,7 @@ Result<TokenSet> read_token_response(const json& doc, std::int64_t now_ms,
     if (!iequals(type->get_ref<const std::string&>(), "Bearer")) {
       return Error::make(ErrorCode::protocol,
                          where + " issued a \"" + safe_text(type->get<std::string>(), 40) +
-                             "\" token; mcprt sends Bearer tokens only");
+                             "\" token; mcprt supports only token_type \"Bearer\"");
     }
   }
   out.refresh_token = string_or(doc, "refresh_token");

@@ -294,7 +294,8 @@ void read_oauth(const json* v, OAuthConfig& out, std::vector<std::string>& probl
                            "\" (expected \"authorization_code\" or \"client_credentials\")");
     }
   }
-  for (auto& p : r.problems) problems.push_back("in \"oauth\": " + p);
+  // Not `in "oauth": ...`: redaction reads `"oauth": "<field>"` as a secret's JSON pair.
+  for (auto& p : r.problems) problems.push_back("in \"oauth\", " + p);
 }
 
 // Notes values that only VS Code can resolve (`${input:...}` prompts the user).
@@ -582,7 +583,7 @@ void validate_oauth(const ServerConfig& config, std::vector<std::string>& proble
   } else if (has_key) {
     p.push_back("a private key is used only with \"grant\": \"client_credentials\"");
   }
-  for (auto& m : p) problems.push_back("in \"oauth\": " + m);
+  for (auto& m : p) problems.push_back("in \"oauth\", " + m);
 }
 
 }  // namespace
