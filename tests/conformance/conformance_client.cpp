@@ -7,8 +7,15 @@
 //   sse-retry    connect, list tools, call test_reconnection — the server drops the
 //                call's SSE stream; the transport resumes it with Last-Event-ID after
 //                the stream's retry: delay and the result arrives on the GET stream
-//   (other)      connect, list tools, call every tool with {} (auth/elicitation
-//                scenarios: expected to fail until OAuth and elicitation exist)
+//   (other)      connect, list tools, call every tool with {}
+//
+// OAuth (auth/* scenarios): the transports ask the core OAuthClient (mcprt/oauth.hpp) for
+// tokens, with a RedirectFollowingAuthorizer (it GETs the authorization URL and takes the
+// redirect, as the suite expects of a client), NativeCrypto, and a MemoryCredentialStore
+// (each run starts signed out). MCP_CONFORMANCE_CONTEXT (JSON) gives a pre-registered
+// client (client_id, client_secret) and, for auth/client-credentials-*, the
+// client_credentials grant's secret or private key (private_key_pem, signing_algorithm).
+// The client ID metadata document URL is the one the suite's CIMD scenario expects.
 //
 // Exit status: 0 when every step succeeded, 1 otherwise (the suite judges the wire).
 #include <cstdio>
@@ -18,9 +25,12 @@
 
 #include "mcprt/client.hpp"
 #include "mcprt/http_transport.hpp"
+#include "mcprt/memory_store.hpp"
+#include "mcprt/native/crypto.hpp"
 #include "mcprt/native/executor.hpp"
 #include "mcprt/native/http_client.hpp"
 #include "mcprt/native/logger.hpp"
+#include "mcprt/oauth.hpp"
 
 namespace {
 
@@ -36,6 +46,26 @@ struct Step {
 bool wait(native::NativeExecutor& ex, Step& step) {
   ex.run_until([&] { return step.done; }, kStepLimit);
   return step.done && step.ok;
+}
+
+constexpr const char* kClientMetadataUrl = "https://conformance-test.local/client-metadata.json";
+
+// The scenario's context: a pre-registered client or the client_credentials settings.
+OAuthConfig oauth_from_context(const std::string& scenario) {
+  OAuthConfig o;
+  if (scenario.rfind("auth/client-credentials", 0) == 0) {
+    o.grant = OAuthConfig::Grant::client_credentials;
+  }
+  const char* text = std::getenv("MCP_CONFORMANCE_CONTEXT");
+  if (!text) return o;
+  json context = json::parse(text, nullptr, false);
+  if (!context.is_object()) return o;
+  o.client_id = context.value("client_id", "");
+  o.client_secret = context.value("client_secret", "");
+  o.private_key = context.value("private_key_pem", "");
+  o.signing_alg = context.value("signing_algorithm", "");
+  if (!o.private_key.empty()) o.client_secret.clear();  // the assertion authenticates
+  return o;
 }
 
 json arguments_for(const json& tool) {
@@ -57,11 +87,26 @@ int main(int argc, char** argv) {
   native::NativeExecutor executor;
   native::SpdlogLogger logger;
   native::NativeHttpClient http(executor);
+  native::NativeCrypto crypto(executor);
+  MemoryCredentialStore credentials(executor);
+  RedirectFollowingAuthorizer authorizer(executor, http, "http://localhost:3000/callback");
+  OAuthClientOptions oauth_options;
+  oauth_options.executor = &executor;
+  oauth_options.http = &http;
+  oauth_options.crypto = &crypto;
+  oauth_options.store = &credentials;
+  oauth_options.authorizer = &authorizer;
+  oauth_options.logger = &logger;
+  oauth_options.client_metadata_url = kClientMetadataUrl;
+  oauth_options.client_name = "mcprt-conformance-client";
+  OAuthClient oauth(oauth_options);
+  oauth.set_server({"conformance", url, AuthType::oauth, oauth_from_context(scenario)});
 
   HttpTransportOptions options;
   options.url = url;
   options.server_name = "conformance";
   options.logger = &logger;
+  options.auth_storage = &oauth;
   // The sse-retry scenario server takes ANY GET as the resume of the tools/call stream it
   // cut; a standalone GET stream opened concurrently would race with the real resume.
   // The scenario tests POST-stream resumption, so run it with POST streams only.

@@ -549,7 +549,15 @@ void OAuthOp::fetch_auth_server_metadata(std::vector<std::string> urls, std::siz
     const std::string where = "the authorization server metadata at " + url;
     auto doc = parse_object(r->body, where);
     if (!doc) return fail(named(std::move(doc).error()));
-    auto as = read_auth_server_metadata(*doc, issuer_, where);
+    // Without PRM (2025-03-26) nothing named an issuer: the metadata at the server's own
+    // origin says which it is (the suite's own serves "<origin>/oauth").
+    std::string expected = issuer_;
+    if (!have_prm_) {
+      if (auto claimed = doc->find("issuer"); claimed != doc->end() && claimed->is_string()) {
+        expected = claimed->get<std::string>();
+      }
+    }
+    auto as = read_auth_server_metadata(*doc, expected, where);
     if (!as) return fail(named(std::move(as).error()));
     as_ = std::move(as).value();
     next();
