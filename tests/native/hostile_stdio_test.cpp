@@ -33,7 +33,7 @@ using ::testing::Not;
 
 // The CLI of a healthy run stays well under this; a DOM of the 66k-deep line, or a
 // process that buffered what it should have rejected, would not.
-constexpr long kRssLimitKib = 64 * 1024;
+constexpr long kRssLimitKib = kHostileRssLimitKib;
 // A safety net for a hung CLI, not a performance expectation.
 constexpr Millis kRunLimit{60000};
 
