@@ -1108,11 +1108,10 @@ std::string OAuthFixture::apply_switches(const json& patch) {
       }
       if (ok) next.tool_scopes = std::move(scopes);
     } else {
-      return "unknown switch \"" + name + "\" (known: " + [] {
-        std::string names;
-        for (const auto& [k, unused] : to_json(OAuthSwitches{}).items()) names += (names.empty() ? "" : ", ") + k;
-        return names;
-      }() + ")";
+      const json known = to_json(OAuthSwitches{});
+      std::string names;
+      for (auto it = known.begin(); it != known.end(); ++it) names += (names.empty() ? "" : ", ") + it.key();
+      return "unknown switch \"" + name + "\" (known: " + names + ")";
     }
     if (!ok) return "bad value for switch \"" + name + "\": " + dump(v).substr(0, 200);
   }
