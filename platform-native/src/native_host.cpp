@@ -106,6 +106,7 @@ struct NativeHost::Impl {
     s.http_client = &http;
     s.shell_runner = &shell;
     s.cache_store = store.get();
+    s.auth_storage = auth.get();
     s.logger = &logger;
     s.env = native_env_lookup();
     s.wall_clock = system_wall_clock();
@@ -127,6 +128,7 @@ struct NativeHost::Impl {
   NativeHttpClient http;
   NativeShellRunner shell;
   std::unique_ptr<NativeFileStore> store;
+  std::shared_ptr<AuthStorage> auth;  // after the manager, before the HTTP client and executor
   DiscoveryContext ctx;
   ToolRegistry registry{executor};
   std::shared_ptr<McpManager> manager;
@@ -136,7 +138,10 @@ struct NativeHost::Impl {
   bool shut_down = false;
 };
 
-NativeHost::NativeHost(NativeHostOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {}
+NativeHost::NativeHost(NativeHostOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {
+  if (impl_->options.make_auth_storage) impl_->auth = impl_->options.make_auth_storage(*this);
+}
 
 NativeHost::~NativeHost() {
   shutdown();
@@ -193,6 +198,7 @@ LoadResult NativeHost::load(Millis limit) {
   co.fs = &d.files;
   co.user_config_path = user_config_path();
   co.trust_command = d.options.trust_command;
+  co.login = d.options.login;
   d.commands = std::make_unique<McpCommandController>(d.session, std::move(co), out.discovery);
   return out;
 }

@@ -20,6 +20,9 @@
 //  [x] project trust: untrusted project servers are never started (discovery keeps them
 //      pending); real paths through make_native_discovery_context; trust granted by the
 //      loader's callback also holds for later discover() calls
+//  [x] OAuth (SPEC §13) when the host asks for it: make_auth_storage builds the manager's
+//      AuthStorage (the CLI: an OAuthClient over this host's executor and HTTP client) and
+//      `login` backs `/mcp auth <name>`
 //  [ ] no background loop thread: the host thread pumps (use executor().start_thread()
 //      and post() instead if you need one — then do not call the blocking helpers)
 //
@@ -39,6 +42,8 @@
 
 namespace mcprt::native {
 
+class NativeHost;
+
 struct NativeHostOptions {
   std::string cwd;                   // empty = the current directory
   std::string app_name = "mcprt";    // `.<app>/mcp.json`, `$XDG_CONFIG_HOME/<app>/mcp.json`
@@ -56,6 +61,14 @@ struct NativeHostOptions {
   // Shown by `/mcp list|status` next to a server that is not trusted: how to trust its
   // folder (the CLI: "mcprt trust '<folder>'"). Null = no advice.
   std::function<std::string(const std::string& folder)> trust_command;
+  // OAuth (SPEC §13): called once, at the end of the constructor, with this host (its
+  // executor(), services() and discovery_context() are ready): the AuthStorage the
+  // manager's HTTP transports ask. The host owns it: it outlives the manager and goes
+  // before the host's HTTP client and executor. Null = no AuthStorage.
+  std::function<std::shared_ptr<AuthStorage>(NativeHost& host)> make_auth_storage;
+  // `/mcp auth <name>` (McpCommandOptions::login). Null = that command says it is
+  // unavailable.
+  std::function<void(const std::string& server, std::function<void(Status)> done)> login;
 };
 
 class NativeHost {
@@ -91,6 +104,7 @@ class NativeHost {
 
   NativeExecutor& executor();
   Logger& logger();
+  // services().auth_storage is the make_auth_storage one (null without it).
   ManagerServices services();
   const DiscoveryContext& discovery_context() const;
   const std::string& cwd() const;
