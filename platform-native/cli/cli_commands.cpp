@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_auth.hpp"
 #include "mcprt/mcp_command.hpp"
 #include "mcprt/native/discovery.hpp"
 #include "mcprt/native/host.hpp"
@@ -97,6 +98,13 @@ std::string shell_quote(const std::string& s) {
 }  // namespace
 
 std::string trust_command(const std::string& folder) { return "mcprt trust " + shell_quote(folder); }
+
+// Server names are letters, digits and `_.:-` (validate_server_name): shell-safe, but one
+// that starts with '-' would read as an option.
+std::string auth_login_command(const std::string& server) {
+  return std::string("mcprt auth login ") + (!server.empty() && server[0] == '-' ? "-- " : "") +
+         server;
+}
 
 namespace {
 
@@ -181,7 +189,9 @@ void prompt_for_trust(const std::vector<ProjectServer>& pending, const std::stri
 
 // The host plus what every command needs from startup.
 struct Run {
+  explicit Run(CliOAuth::Settings auth) : oauth(auth) {}
   ProgressDisplay progress;
+  CliOAuth oauth;  // before the host: the host owns the client and outlives nothing of it
   std::unique_ptr<native::NativeHost> host;
   LoadResult result;
   long long elapsed_ms = 0;
@@ -189,8 +199,10 @@ struct Run {
 
 // Builds the host and loads (discover → connect → gate). nullptr = a usage/config error,
 // already reported on stderr.
-std::unique_ptr<Run> start(const GlobalOptions& o) {
-  auto run = std::make_unique<Run>();
+// The OAuth client is attached non-interactive: a server whose 401 needs the user ends in
+// needs-auth, reported with the command that signs in (`repl`: `/mcp auth <name>` too).
+std::unique_ptr<Run> start(const GlobalOptions& o, bool repl = false) {
+  auto run = std::make_unique<Run>(CliOAuth::Settings{repl, true});
   native::NativeHostOptions ho;
   ho.cwd = o.cwd;
   ho.config_file = o.config_path;
@@ -199,6 +211,7 @@ std::unique_ptr<Run> start(const GlobalOptions& o) {
   // MCPRT_LOG_LEVEL asks for more.
   ho.log.level = LogLevel::error;
   ho.trust_command = trust_command;
+  run->oauth.attach(ho);
   Run* raw = run.get();
   ho.loader.on_status = [raw](const StatusEvent& e) { raw->progress.on_status(e); };
   if (can_prompt()) {
@@ -212,7 +225,12 @@ std::unique_ptr<Run> start(const GlobalOptions& o) {
     std::fprintf(stderr, "mcprt: %s\n", ok.error().message.c_str());
     return nullptr;
   }
+  // Each http/sse server's `oauth` settings before anything connects (configs only); the
+  // loader's own discovery follows. Servers trusted at the prompt below get theirs after
+  // the load (their first connect uses the defaults).
+  run->oauth.set_servers(run->host->discover().configs);
   run->result = run->host->load(kLoadLimit);
+  run->oauth.set_servers(run->result.discovery.configs);
   run->progress.stop();
   run->elapsed_ms = std::chrono::duration_cast<Millis>(Clock::now() - started).count();
   return run;
@@ -274,6 +292,8 @@ json servers_json(const Run& run) {
                                      : json(nullptr)},
                        {"toolCount", st.tool_count},
                        {"source", source_json(st.source)}};
+      if (st.phase == ServerPhase::needs_auth)
+        rows[st.name]["authCommand"] = auth_login_command(st.name);
     }
   }
   auto source_of = [&](const std::string& name) {
@@ -307,20 +327,51 @@ json servers_json(const Run& run) {
   return out;
 }
 
-bool any_server_failed(const Run& run) {
+bool any_server_in(const Run& run, ServerPhase phase) {
   if (auto m = run.host->manager()) {
     for (const auto& st : m->server_states()) {
-      if (st.phase == ServerPhase::failed) return true;
+      if (st.phase == phase) return true;
     }
   }
   return false;
 }
 
-// Exit code of a run that loaded: 1 when a server failed, else 3 when a project server is
-// not trusted, else 0.
-int load_exit_code(bool failed, const DiscoveryResult& d) {
+bool needs_auth(const Run& run, const std::string& server) {
+  auto m = run.host->manager();
+  auto st = m ? m->server_state(server) : std::nullopt;
+  return st && st->phase == ServerPhase::needs_auth;
+}
+
+// A load error that is not a server waiting for a login (those are exit 4, not 1).
+bool any_load_failure(const Run& run) {
+  for (const auto& e : run.result.errors) {
+    if (e.server.empty() || !needs_auth(run, e.server)) return true;
+  }
+  return false;
+}
+
+// Exit code of a run that loaded: 1 when a server failed, else 4 when a server needs
+// authorization, else 3 when a project server is not trusted, else 0.
+int load_exit_code(bool failed, bool needs_auth, const DiscoveryResult& d) {
   if (failed) return kExitFailed;
+  if (needs_auth) return kExitNeedsAuth;
   return d.pending.empty() ? kExitOk : kExitNotTrusted;
+}
+
+// Runs without a login step (every command but `auth login`): each server that needs
+// authorization is one stderr line with the command that logs in to it.
+void report_needs_auth(const ServerState& st, bool repl = false) {
+  std::fprintf(stderr, "mcprt: server \"%s\"%s needs authorization; to log in: %s\n",
+               st.name.c_str(), st.source.path.empty() ? "" : (" (" + st.source.path + ")").c_str(),
+               repl ? ("/mcp auth " + st.name + " (or " + auth_login_command(st.name) + ")").c_str()
+                    : auth_login_command(st.name).c_str());
+}
+void report_needs_auth(const Run& run, bool repl = false) {
+  if (auto m = run.host->manager()) {
+    for (const auto& st : m->server_states()) {
+      if (st.phase == ServerPhase::needs_auth) report_needs_auth(st, repl);
+    }
+  }
 }
 
 // Runs one /mcp line to its answer.
@@ -535,6 +586,7 @@ int run_tools(const GlobalOptions& options, bool as_json) {
     const bool tty = ::isatty(STDOUT_FILENO) == 1;
     const char* bold = tty ? "\033[1m" : "";
     const char* red = tty ? "\033[31m" : "";
+    const char* yellow = tty ? "\033[33m" : "";
     const char* dim = tty ? "\033[2m" : "";
     const char* reset = tty ? "\033[0m" : "";
     std::map<std::string, const ServerConfig*> configs;
@@ -548,6 +600,19 @@ int run_tools(const GlobalOptions& options, bool as_json) {
       auto c = configs.find(st.name);
       std::string kind = c == configs.end() ? "" : to_string(c->second->type);
       std::string via = st.source.provider_name.empty() ? "" : ", " + st.source.provider_name;
+      if (st.phase == ServerPhase::needs_auth) {
+        // Not a failure: its tools (cached, deferred) stay listed; calling them says how to log in.
+        std::printf("%s%s%s (%s%s) %sneeds-auth%s, %zu tools%s: %s\n", bold, st.name.c_str(), reset,
+                    kind.c_str(), via.c_str(), yellow, reset, st.tool_count,
+                    st.tools_from_cache ? " (from the cache)" : "",
+                    st.last_error ? st.last_error->message.c_str() : "needs authorization");
+        for (const auto& t : r.tools) {
+          if (t->info().server != st.name) continue;
+          std::printf("  %-*s  %s%s%s\n", static_cast<int>(width), t->name().c_str(), dim,
+                      first_line(t->description()).c_str(), reset);
+        }
+        continue;
+      }
       if (st.phase == ServerPhase::failed || (st.last_error && st.phase != ServerPhase::connected &&
                                               st.tool_count == 0)) {
         std::printf("%s%s%s (%s%s) %sfailed%s: %s\n", bold, st.name.c_str(), reset, kind.c_str(),
@@ -592,8 +657,11 @@ int run_tools(const GlobalOptions& options, bool as_json) {
   }
   std::fflush(stdout);
   if (!as_json) report_pending(r.discovery);
+  report_needs_auth(*run);
+  const bool failed = any_load_failure(*run);
+  const bool auth = any_server_in(*run, ServerPhase::needs_auth);
   run->host->shutdown();
-  return load_exit_code(!r.errors.empty(), r.discovery);
+  return load_exit_code(failed, auth, r.discovery);
 }
 
 int run_call(const GlobalOptions& options, const std::string& tool, const std::string& arguments,
@@ -652,6 +720,16 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
     rc = tr.is_error ? kExitFailed : kExitOk;
   }
   std::cout.flush();
+  // A tool of a server that needs authorization answers at once with the login hint.
+  if (rc == kExitFailed) {
+    auto m = run->host->manager();
+    auto t = m ? m->find_tool(tool) : nullptr;
+    auto st = t ? m->server_state(t->info().server) : std::nullopt;
+    if (st && st->phase == ServerPhase::needs_auth) {
+      report_needs_auth(*st);
+      rc = kExitNeedsAuth;
+    }
+  }
   run->host->shutdown();
   return rc;
 }
@@ -663,9 +741,11 @@ int run_status(const GlobalOptions& options, const std::string& server) {
     std::fputs(mcp_command(*run->host, "/mcp list").c_str(), stdout);
     std::fflush(stdout);
     report_pending(run->result.discovery);
-    bool failed = any_server_failed(*run);
+    report_needs_auth(*run);
+    const bool failed = any_server_in(*run, ServerPhase::failed);
+    const bool auth = any_server_in(*run, ServerPhase::needs_auth);
     run->host->shutdown();
-    return load_exit_code(failed, run->result.discovery);
+    return load_exit_code(failed, auth, run->result.discovery);
   }
   std::string out = mcp_command(*run->host, "/mcp status '" + server + "'");
   std::fputs(out.c_str(), stdout);
@@ -677,6 +757,9 @@ int run_status(const GlobalOptions& options, const std::string& server) {
     rc = kExitNotTrusted;
   } else if (out.rfind("Unknown server", 0) == 0) {
     rc = kExitUsage;
+  } else if (st && st->phase == ServerPhase::needs_auth) {
+    report_needs_auth(*st);
+    rc = kExitNeedsAuth;
   } else if (!st || st->status != ConnectionStatus::connected) {
     rc = kExitFailed;
   }
@@ -685,15 +768,17 @@ int run_status(const GlobalOptions& options, const std::string& server) {
 }
 
 int run_repl(const GlobalOptions& options) {
-  auto run = start(options);
+  auto run = start(options, /*repl=*/true);
   if (!run) return kExitUsage;
   native::NativeHost& host = *run->host;
   const bool interactive = ::isatty(STDIN_FILENO) == 1;
   for (const auto& e : run->result.errors) {
+    if (!e.server.empty() && needs_auth(*run, e.server)) continue;  // reported just below
     std::fprintf(stderr, "mcprt: %s%s\n", e.path.empty() ? "" : (e.path + ": ").c_str(),
                  e.error.c_str());
   }
   report_pending(run->result.discovery);
+  report_needs_auth(*run, /*repl=*/true);
   if (interactive) {
     std::printf("mcprt repl: %zu tools. /mcp help for commands, <tool> <json> to call, /quit.\n",
                 host.registry().tools().size());

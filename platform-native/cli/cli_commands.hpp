@@ -3,7 +3,10 @@
 // (tools, status), a config file or entry is invalid (list), the tool answered isError
 // (call), or trust could not be recorded (trust, untrust); 2 usage or config error; 3 a
 // project server is not trusted (SPEC §17) and nothing failed (tools, status; status
-// <name> and call <tool> of such a server) — `mcprt trust '<dir>'` fixes it.
+// <name> and call <tool> of such a server) — `mcprt trust '<dir>'` fixes it; 4 a server
+// needs authorization (SPEC §13: ServerPhase::needs_auth) and nothing failed (tools,
+// status; status <name> and call <tool> of such a server) — `mcprt auth login <name>`
+// fixes it. 1 wins over 4, 4 over 3.
 
 #include <string>
 
@@ -13,6 +16,7 @@ inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNotTrusted = 3;
+inline constexpr int kExitNeedsAuth = 4;
 
 struct GlobalOptions {
   std::string cwd;          // --cwd: project directory (config lookup, server cwd)
@@ -28,11 +32,30 @@ int run_list(const GlobalOptions& options, bool json);
 int run_trust(const GlobalOptions& options, const std::string& dir, bool trust);
 // "mcprt trust '<folder>'": the command that trusts a project folder.
 std::string trust_command(const std::string& folder);
+// "mcprt auth login <server>": the command that logs in to a server that needs
+// authorization.
+std::string auth_login_command(const std::string& server);
 int run_tools(const GlobalOptions& options, bool json);
 int run_call(const GlobalOptions& options, const std::string& tool, const std::string& arguments,
              bool json);
 int run_status(const GlobalOptions& options, const std::string& server);
 int run_repl(const GlobalOptions& options);
+
+// OAuth sign-in (cli_auth.cpp; SPEC §13). Credentials live under
+// $XDG_DATA_HOME/mcprt/credentials (else ~/.local/share/mcprt/credentials).
+// `mcprt auth login [server]`: the named http/sse server, or every one that needs it
+// (after connecting them without a user step): prints the authorization URL, opens the
+// browser (unless `open_browser` is false), waits for the loopback callback, then connects
+// the server and lists its tools. 0 signed in and connected; 1 a sign-in or connect
+// failed; 2 usage (unknown, disabled, invalid or stdio server); 3 not trusted; 4 connected
+// after the sign-in still needs authorization.
+int run_auth_login(const GlobalOptions& options, const std::string& server, bool open_browser);
+// `mcprt auth logout [server]`: deletes the tokens of the server (or of every http/sse
+// server); the client registration stays. 0, or 1 when a deletion failed.
+int run_auth_logout(const GlobalOptions& options, const std::string& server);
+// `mcprt auth status [server] [--json]`: what is stored per http/sse server — never a
+// token, secret or code. 0; 4 when the one named server is not signed in.
+int run_auth_status(const GlobalOptions& options, const std::string& server, bool json);
 
 // `mcprt serve-demo` (cli_serve_demo.cpp): empty paths = environment, then defaults
 // relative to the binary.

@@ -8,6 +8,9 @@
 //     call <tool> [JSON] [--json]  call one tool
 //     status [name]             one server's state, error and stderr tail (or all)
 //     repl                      /mcp commands and tool calls from stdin
+//     auth login [server] [--no-browser]   OAuth sign-in (browser + loopback callback)
+//     auth logout [server]      delete a server's tokens
+//     auth status [server] [--json]        what is stored (never a token)
 //     serve-demo [--port N]     the web demo page + demo MCP server (cli_serve_demo.cpp)
 #include <CLI/CLI.hpp>
 
@@ -63,6 +66,33 @@ int main(int argc, char** argv) {
   auto* repl_cmd = app.add_subcommand(
       "repl", "Read lines from stdin: /mcp commands, '<tool> <json>' calls, /quit");
 
+  auto* auth_cmd = app.add_subcommand(
+      "auth",
+      "OAuth sign-in for http/sse servers: login, logout, status (credentials under "
+      "$XDG_DATA_HOME/mcprt/credentials)");
+  auth_cmd->require_subcommand(1);
+  std::string login_name;
+  bool login_no_browser = false;
+  auto* login_cmd = auth_cmd->add_subcommand(
+      "login",
+      "Sign in to a server (default: every server that needs it): prints the URL, opens "
+      "the browser, waits for the redirect, then connects and lists the server's tools");
+  login_cmd->add_option("server", login_name, "Server name");
+  login_cmd->add_flag("--no-browser", login_no_browser,
+                      "Only print the URL; do not open a browser");
+  std::string logout_name;
+  auto* logout_cmd = auth_cmd->add_subcommand(
+      "logout", "Delete the tokens of a server (default: of every http/sse server)");
+  logout_cmd->add_option("server", logout_name, "Server name");
+  std::string auth_status_name;
+  bool auth_status_json = false;
+  auto* auth_status_cmd = auth_cmd->add_subcommand(
+      "status",
+      "What is stored for each http/sse server: signed in, expiry, issuer, scopes "
+      "(never a token)");
+  auth_status_cmd->add_option("server", auth_status_name, "Server name");
+  auth_status_cmd->add_flag("--json", auth_status_json, "Print one JSON object instead of text");
+
   ServeDemoOptions serve_demo;
   auto* serve_demo_cmd = app.add_subcommand(
       "serve-demo", "Serve the web demo page and the demo MCP server on 127.0.0.1 (Ctrl-C stops)");
@@ -91,6 +121,9 @@ int main(int argc, char** argv) {
   if (call_cmd->parsed()) return run_call(global, call_tool, call_args, call_json);
   if (status_cmd->parsed()) return run_status(global, status_name);
   if (repl_cmd->parsed()) return run_repl(global);
+  if (login_cmd->parsed()) return run_auth_login(global, login_name, !login_no_browser);
+  if (logout_cmd->parsed()) return run_auth_logout(global, logout_name);
+  if (auth_status_cmd->parsed()) return run_auth_status(global, auth_status_name, auth_status_json);
   if (serve_demo_cmd->parsed()) return run_serve_demo(serve_demo);
   return kExitUsage;
 }
