@@ -24,6 +24,7 @@
 #include <utility>
 
 #include "mcprt/native/authorizer.hpp"
+#include "mcprt/platform/http_client.hpp"
 #include "mcprt/url.hpp"
 
 extern char** environ;
@@ -52,30 +53,6 @@ std::string describe_millis(Millis ms) {
   return std::to_string(ms.count()) + " ms";
 }
 
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-// application/x-www-form-urlencoded decoding of one query component.
-std::string form_decode(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%' && i + 2 < s.size() && hex_value(s[i + 1]) >= 0 &&
-               hex_value(s[i + 2]) >= 0) {
-      out += static_cast<char>(hex_value(s[i + 1]) * 16 + hex_value(s[i + 2]));
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 // The first value of `name` in a query string (without the '?'), decoded.
 std::optional<std::string> query_param(std::string_view query, std::string_view name) {
   while (!query.empty()) {
@@ -89,17 +66,6 @@ std::optional<std::string> query_param(std::string_view query, std::string_view 
     query.remove_prefix(amp + 1);
   }
   return std::nullopt;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    auto lower = [](char c) {
-      return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
 }
 
 std::string_view trim(std::string_view s) {

@@ -56,6 +56,10 @@ std::optional<Url> parse_http_url(std::string_view text);
 // (an invalid_argument Error: "the host \"bücher.de\" is not ASCII ...").
 Result<Url> parse_http_url_checked(std::string_view text, const Url* base = nullptr);
 
+// One application/x-www-form-urlencoded name or value (a query component): '+' is a space,
+// %XX its byte; a malformed escape stays as written. Used for OAuth redirects and forms.
+std::string form_decode(std::string_view component);
+
 // Resolves `reference` against `base` and returns the absolute http(s) URL string
 // (to_string()), or nullopt when `base` does not parse or the result is not http(s).
 std::optional<std::string> resolve_url(std::string_view base, std::string_view reference);

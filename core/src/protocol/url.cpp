@@ -723,4 +723,22 @@ bool same_origin(std::string_view a, std::string_view b) {
   return ua && ub && ua->scheme == ub->scheme && ua->host == ub->host && ua->port == ub->port;
 }
 
+std::string form_decode(std::string_view component) {
+  std::string out;
+  out.reserve(component.size());
+  for (std::size_t i = 0; i < component.size(); ++i) {
+    const char c = component[i];
+    if (c == '+') {
+      out += ' ';
+    } else if (c == '%' && i + 2 < component.size() && hex_value(component[i + 1]) >= 0 &&
+               hex_value(component[i + 2]) >= 0) {
+      out += static_cast<char>(hex_value(component[i + 1]) * 16 + hex_value(component[i + 2]));
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace mcprt
