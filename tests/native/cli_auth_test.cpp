@@ -11,103 +11,20 @@
 #include <sys/stat.h>
 
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <random>
-#include <sstream>
 #include <string>
 #include <vector>
 
-#include "hostile_support.hpp"
-#include "oauth_fixture_process.hpp"
+#include "cli_auth_support.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::json;
-using mcprt::Millis;
+using mcprt::native::test::CliAuth;
 using mcprt::native::test::MeasuredRun;
-using mcprt::native::test::OAuthFixtureProcess;
-using mcprt::native::test::run_measured;
-using mcprt::native::test::RunOptions;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-class CliAuth : public ::testing::Test {
- protected:
-  void SetUp() override {
-    ASSERT_TRUE(fixture_.error().empty()) << fixture_.error();
-    std::random_device rd;
-    home_ = fs::temp_directory_path() / ("mcprt-cli-auth-" + std::to_string(rd()));
-    fs::create_directories(home_);
-    // The "browser": follows the authorization URL's redirects to the loopback callback and
-    // leaves a mark that it ran.
-    browser_ = home_ / "browser.sh";
-    std::ofstream(browser_)
-        << "#!/bin/sh\necho started >> '" << (home_ / "browser-ran").string()
-        << "'\nexec curl --noproxy '*' -s -L --max-time 20 -o /dev/null \"$1\"\n";
-    fs::permissions(browser_, fs::perms::owner_all);
-    write_config({{"tracker", {{"url", fixture_.ready().value("mcp_url", "")}}}});
-  }
-  void TearDown() override { fs::remove_all(home_); }
-
-  void write_config(const json& servers) {
-    std::ofstream(home_ / "mcp.json") << json{{"mcpServers", servers}}.dump(2);
-  }
-
-  MeasuredRun cli(std::vector<std::string> args, const std::string& stdin_text = "") {
-    std::vector<std::string> argv = {MCPRT_CLI, "--config", (home_ / "mcp.json").string()};
-    argv.insert(argv.end(), args.begin(), args.end());
-    RunOptions o;
-    o.cwd = home_.string();
-    o.env = {{"HOME", home_.string()},
-             {"XDG_DATA_HOME", (home_ / "data").string()},
-             {"XDG_CACHE_HOME", (home_ / "cache").string()},
-             {"XDG_CONFIG_HOME", (home_ / "config").string()},
-             {"BROWSER", browser_.string()}};
-    o.unset_env = {"DISPLAY", "WAYLAND_DISPLAY", "MCPRT_TIMEOUT_MS", "MCPRT_LOG_LEVEL"};
-    o.stdin_text = stdin_text;
-    o.timeout = Millis(60000);
-    MeasuredRun r = run_measured(argv, o);
-    outputs_ += r.out + r.err;
-    // The browser is started detached on purpose (it is the user's, never waited for):
-    // a curl still finishing its last request may outlive the CLI. Nothing else may.
-    for (const auto& p : r.leftovers) {
-      EXPECT_TRUE(p.find(" curl") != std::string::npos || p.find(" sh") != std::string::npos)
-          << "left running: " << p;
-    }
-    return r;
-  }
-
-  bool browser_ran() const { return fs::exists(home_ / "browser-ran"); }
-
-  // Everything the runs printed and every file mcprt wrote under the cache and data
-  // directories (names and contents of the cache; names of the credential files).
-  void expect_no_secret_anywhere() {
-    std::string cache_text;
-    if (fs::exists(home_ / "cache")) {
-      for (const auto& e : fs::recursive_directory_iterator(home_ / "cache")) {
-        cache_text += e.path().string() + "\n";
-        if (e.is_regular_file()) {
-          std::ifstream in(e.path());
-          cache_text += std::string(std::istreambuf_iterator<char>(in), {});
-        }
-      }
-    }
-    for (const auto& prefix : fixture_.ready().value("secret_prefixes", json::array())) {
-      const std::string p = prefix.get<std::string>();
-      EXPECT_THAT(outputs_, Not(HasSubstr(p))) << "a secret (" << p << "...) reached the output";
-      EXPECT_THAT(cache_text, Not(HasSubstr(p))) << "a secret (" << p << "...) reached the cache";
-    }
-  }
-
-  fs::path credentials_dir() const { return home_ / "data" / "mcprt" / "credentials"; }
-
-  OAuthFixtureProcess fixture_;
-  fs::path home_;
-  fs::path browser_;
-  std::string outputs_;
-};
 
 TEST_F(CliAuth, WithoutASignIn_ToolsSaysNeedsAuthWithTheCommand_Exit4_NoBrowser_OtherServersFine) {
   write_config({{"tracker", {{"url", fixture_.ready().value("mcp_url", "")}}},
