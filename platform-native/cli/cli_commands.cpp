@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cli_auth.hpp"
+#include "mcprt/json_text.hpp"
 #include "mcprt/mcp_command.hpp"
 #include "mcprt/native/discovery.hpp"
 #include "mcprt/native/host.hpp"
@@ -400,7 +401,7 @@ CallOutcome call_tool(native::NativeHost& host, const std::string& name, json ar
 // A JSON object of arguments, or an error message.
 Result<json> parse_arguments(const std::string& text) {
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) return json::object();
-  json args = json::parse(text, nullptr, false);
+  json args = parse_json(text);
   if (args.is_discarded()) {
     return Error::make(ErrorCode::invalid_argument, "the arguments are not valid JSON: " + text);
   }

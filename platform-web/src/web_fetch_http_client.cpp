@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "mcprt/json_text.hpp"
 #include "mcprt/url.hpp"
 
 namespace mcprt::web {
@@ -274,7 +275,7 @@ EMSCRIPTEN_KEEPALIVE void mcprt_web_fetch_head(int id, int status, const char* h
   request->head_timer.reset();
   HttpResponseHead head;
   head.status = status;
-  json parsed = json::parse(head_json ? head_json : "", nullptr, false);
+  json parsed = parse_json(head_json ? head_json : "");
   if (parsed.is_object()) {
     if (auto u = parsed.find("url"); u != parsed.end() && u->is_string()) {
       head.final_url = u->get<std::string>();

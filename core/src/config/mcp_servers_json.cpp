@@ -4,40 +4,11 @@
 
 #include "framing/utf8.hpp"
 #include "mcprt/config.hpp"
+#include "mcprt/json_text.hpp"
 
 namespace mcprt {
 
 namespace {
-
-// A SAX consumer that accepts everything and records the first syntax error. Used only
-// after the DOM parse already failed, to learn where (nlohmann reports the byte offset
-// to the handler instead of throwing, so no exception is involved).
-class ErrorLocator final : public json::json_sax_t {
- public:
-  std::size_t position = 0;
-  std::string message;
-  bool failed = false;
-
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t pos, const std::string&,
-                   const nlohmann::detail::exception& ex) override {
-    failed = true;
-    position = pos;
-    message = ex.what();
-    return false;
-  }
-};
 
 // nlohmann's message reads "[json.exception.parse_error.101] parse error at line 3,
 // column 7: syntax error while parsing ..."; keep what follows the position (we report
@@ -184,21 +155,16 @@ ParsedConfig parse_mcp_servers_json(std::string_view text, std::string_view path
     if (empty.source.path.empty()) empty.source.path = std::string(path);
     return empty;
   }
-  json doc = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false,
-                         options.allow_comments);
+  JsonSyntaxError syntax;
+  json doc = parse_json(text, options.allow_comments, &syntax);
   if (doc.is_discarded()) {
-    ErrorLocator locator;
-    json::sax_parse(text.begin(), text.end(), &locator, json::input_format_t::json,
-                    /*strict=*/true, options.allow_comments);
     ParsedConfig out;
     out.source = options.source;
     if (out.source.path.empty()) out.source.path = std::string(path);
     ConfigError e = file_error(path, "invalid JSON");
-    if (locator.failed) {
-      // The message may quote the offending bytes; keep it valid UTF-8 for logs and JSON.
-      e.message += ": " + detail::sanitize_utf8(strip_nlohmann_prefix(locator.message));
-      line_and_column(text, locator.position, &e.line, &e.column);
-    }
+    // The message may quote the offending bytes; keep it valid UTF-8 for logs and JSON.
+    e.message += ": " + detail::sanitize_utf8(strip_nlohmann_prefix(syntax.message));
+    line_and_column(text, syntax.position, &e.line, &e.column);
     out.errors.push_back(std::move(e));
     return out;
   }

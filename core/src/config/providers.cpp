@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mcprt/discovery.hpp"
+#include "mcprt/json_text.hpp"
 
 namespace mcprt {
 
@@ -98,7 +99,7 @@ void load_json_file(const DiscoveryContext& ctx, SourceInfo source, ParseOptions
   std::optional<std::string> text = read_text(ctx, source, out);
   if (!text) return;
   options.source = source;
-  json doc = json::parse(*text, nullptr, /*allow_exceptions=*/false, options.allow_comments);
+  json doc = parse_json(*text, options.allow_comments);
   if (doc.is_discarded()) {
     // The shared parser reports the syntax error with line and column (or, for an empty
     // file, an empty config).
@@ -352,7 +353,7 @@ class ClaudeProvider final : public BuiltinProvider {
     if (std::optional<std::string> text = read_text(ctx, user, user_errors)) {
       ParseOptions options;
       options.source = user;
-      json doc = json::parse(*text, nullptr, false);
+      json doc = parse_json(*text);
       if (doc.is_discarded()) {
         user_parsed = parse_mcp_servers_json(*text, user.path, options);
       } else {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "mcprt/discovery.hpp"
+#include "mcprt/json_text.hpp"
 
 namespace mcprt {
 
@@ -21,7 +22,7 @@ Result<json> read_user_config(FileSystem& fs, const std::string& path) {
   auto text = fs.read_file(path);
   if (!text.ok()) return text.error();
   if (!text->has_value()) return json::object();
-  json doc = json::parse(**text, nullptr, false, /*ignore_comments=*/true);
+  json doc = parse_json(**text, /*allow_comments=*/true);
   if (doc.is_discarded()) {
     return Error::make(ErrorCode::invalid_config, path + " is not valid JSON; fix it by hand first");
   }

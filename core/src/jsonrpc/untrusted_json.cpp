@@ -58,33 +58,23 @@ std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t max_le
   return std::nullopt;
 }
 
-// Records nlohmann's parse error; accepts everything else (runs only after the depth
-// check passed, on the failure path, to say what was wrong and where).
-class ErrorLocator final : public nlohmann::json_sax<json> {
+// nlohmann's DOM builder, keeping the first error: the one SAX type every parse uses, so
+// the module has one parser (json::parse would add its callback parser, and a second
+// parse to locate an error one more).
+class DomBuilder final : public nlohmann::detail::json_sax_dom_parser<json> {
  public:
-  bool null() override { return true; }
-  bool boolean(bool) override { return true; }
-  bool number_integer(number_integer_t) override { return true; }
-  bool number_unsigned(number_unsigned_t) override { return true; }
-  bool number_float(number_float_t, const string_t&) override { return true; }
-  bool string(string_t&) override { return true; }
-  bool binary(binary_t&) override { return true; }
-  bool start_object(std::size_t) override { return true; }
-  bool key(string_t&) override { return true; }
-  bool end_object() override { return true; }
-  bool start_array(std::size_t) override { return true; }
-  bool end_array() override { return true; }
-  bool parse_error(std::size_t position, const std::string&,
-                   const nlohmann::detail::exception& ex) override {
+  explicit DomBuilder(json& out) : json_sax_dom_parser(out, /*allow_exceptions=*/false) {}
+
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string&, const Exception& ex) {
     failed = true;
-    this->position = position;
-    message = ex.what();
+    error.position = position;
+    error.message = ex.what();
     return false;
   }
 
   bool failed = false;
-  std::size_t position = 0;  // characters read, including the offending one
-  std::string message;
+  JsonSyntaxError error;
 };
 
 // "[json.exception.parse_error.101] parse error at line 1, column 9: syntax error while
@@ -151,19 +141,11 @@ Result<json> parse_untrusted_json(std::string_view text, const JsonLimits& limit
                          "JSON nesting deeper than " + std::to_string(limits.max_nesting_levels) +
                              " levels at byte " + std::to_string(*at));
   }
-  json value = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  JsonSyntaxError error;
+  json value = parse_json(text, /*allow_comments=*/false, &error);
   if (!value.is_discarded()) return value;
-
-  // The failure path only: parse again to learn what was wrong and where.
-  ErrorLocator locator;
-  json::sax_parse(text.begin(), text.end(), &locator, json::input_format_t::json,
-                  /*strict=*/true);
-  const std::size_t offset = locator.position > 0 ? locator.position - 1 : 0;
-  if (!locator.failed) {
-    // Not expected (the same parser accepted what the DOM parse refused); still an error.
-    return parse_failure(kJsonSyntax, 0, "not JSON");
-  }
-  std::string what = describe_parse_error(locator.message);
+  const std::size_t offset = error.position > 0 ? error.position - 1 : 0;
+  std::string what = describe_parse_error(error.message);
   if (what.find("ill-formed UTF-8") != std::string::npos) {
     return parse_failure(kJsonInvalidUtf8, offset, "invalid UTF-8 at byte " + std::to_string(offset));
   }
@@ -202,7 +184,7 @@ ShallowMessageScan scan_message_envelope(std::string_view text) {
           out.id = std::string(inner);
         }
       } else if (!raw.empty() && raw.size() <= 32 && (raw.front() == '-' || (raw.front() >= '0' && raw.front() <= '9'))) {
-        json number = json::parse(raw.begin(), raw.end(), nullptr, false);
+        json number = parse_json(raw);
         if (number.is_number()) out.id = std::move(number);
       }
     } else if (key == "method") {
@@ -240,3 +222,17 @@ void report_unreadable_message(std::string_view text, const Error& parse_error,
 }
 
 }  // namespace mcprt::detail
+
+namespace mcprt {
+
+json parse_json(std::string_view text, bool allow_comments, JsonSyntaxError* error) {
+  json out;
+  detail::DomBuilder builder(out);
+  json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, /*strict=*/true,
+                  allow_comments);
+  if (!builder.failed) return out;
+  if (error) *error = std::move(builder.error);
+  return json(json::value_t::discarded);
+}
+
+}  // namespace mcprt

@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "mcprt/json_text.hpp"
 #include "mcprt/platform/logger.hpp"
 #include "mcprt/result.hpp"
 #include "mcprt/transport.hpp"
