@@ -356,6 +356,23 @@ TEST_F(CliAuthFlows, StepUp_NonInteractiveCallNamesTheMissingScopeAndTheLogin_No
   expect_no_secret_anywhere();
 }
 
+// Doing what the message says: `mcprt auth login` (a new process, which never saw the 403)
+// asks for the scope the refused call needed, and the call then works.
+TEST_F(CliAuthFlows, StepUp_LoginAfterANonInteractiveStepUp_AsksForTheMissingScope) {
+  admin("switches", {{"tool_scopes", {{"create_issue", "issues:write"}}}});
+  login();
+  const std::string args = R"({"project":"demo","title":"needs issues:write"})";
+  MeasuredRun denied = cli({"call", "mcp_tracker_create_issue", args});
+  ASSERT_THAT(denied.out, HasSubstr("run `mcprt auth login tracker`"));
+  MeasuredRun in = cli({"auth", "login", "tracker"});
+  EXPECT_EQ(in.exit_code, 0) << in.out << in.err;
+  EXPECT_THAT(in.err, HasSubstr("issues%3Awrite"));
+  MeasuredRun granted = cli({"call", "mcp_tracker_create_issue", args});
+  EXPECT_EQ(granted.exit_code, 0) << granted.out << granted.err;
+  EXPECT_THAT(granted.out, HasSubstr("created"));
+  expect_no_secret_anywhere();
+}
+
 // Interactively (the REPL's /mcp auth after the 403), the sign-in asks for the union of
 // the token's scopes and the challenge's; the call then succeeds, later runs keep the
 // scope, and so does a refresh.

@@ -403,6 +403,23 @@ TEST_F(OAuthTest, StepUp_Insufficient_Scope_ReauthorizesWithTheUnion) {
   EXPECT_EQ(param(world.authorizations[1], "scope"), "mcp:basic mcp:write");
 }
 
+TEST_F(OAuthTest, StepUp_NotInteractive_TheLoginOfAnotherProcessAsksForTheUnion) {
+  ASSERT_EQ(sign_in("scope=\"mcp:basic\""), "at-1");
+  // A second process, with no one to ask: needs-auth, and the scope is remembered.
+  client_.reset();
+  options.interactive = false;
+  auto r = refresh(403, world.challenge("error=\"insufficient_scope\", scope=\"mcp:write\""), "at-1");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::needs_auth);
+  EXPECT_THAT(r.error().message, HasSubstr("it asks for more scopes: mcp:write"));
+  ASSERT_EQ(world.authorizations.size(), 1u);
+  // A third one (`mcprt auth login alpha`), which never saw the 403.
+  client_.reset();
+  ASSERT_TRUE(login().ok());
+  ASSERT_EQ(world.authorizations.size(), 2u);
+  EXPECT_EQ(param(world.authorizations[1], "scope"), "mcp:basic mcp:write");
+}
+
 TEST_F(OAuthTest, StepUp_AnotherForbiddenIsNotAnAuthorization) {
   const std::string first = sign_in();
   auto r = refresh(403, "Bearer error=\"access_denied\"", first);

@@ -167,6 +167,7 @@ class OAuthOp : public std::enable_shared_from_this<OAuthOp> {
   void fetch_prm(std::vector<std::string> urls, std::size_t i, std::function<void()> next);
   void read_credential(const std::string& issuer, const std::string& resource,
                        std::function<void()> next);
+  void remember_scopes(std::vector<std::string> scopes, std::function<void()> next);
   void refresh_transaction(std::string known_token,
                            std::function<void(int outcome, Error error)> next);
   void authorize(std::vector<std::string> scopes, std::string reason);
@@ -314,7 +315,13 @@ void OAuthOp::after_discovery() {
     return ensure_auth_server([this, scopes] { client_credentials(scopes); });
   }
   if (step_up) {
-    return authorize(scopes, "it asks for more scopes: " + safe_text(challenge_.scope, 200));
+    std::string reason = "it asks for more scopes: " + safe_text(challenge_.scope, 200);
+    if (may_ask_user() || !have_cred_) return authorize(scopes, std::move(reason));
+    // No one to ask now: the sign-in this answer points to (`mcprt auth login`, maybe in
+    // another process, which sees no 403) must ask for the union.
+    return remember_scopes(scopes, [this, scopes, reason = std::move(reason)]() mutable {
+      authorize(std::move(scopes), std::move(reason));
+    });
   }
   if (t.refresh_token.empty()) {
     return authorize(scopes, t.access_token.empty()
@@ -562,6 +569,41 @@ void OAuthOp::fetch_auth_server_metadata(std::vector<std::string> urls, std::siz
     as_ = std::move(as).value();
     next();
   }));
+}
+
+// --- Scopes to ask for next time ---------------------------------------------------------
+
+// Adds `scopes` to the stored credential's requested scopes, under its lock and on the
+// record as it is now (another process may have rotated its tokens meanwhile), then runs
+// `next` whatever happened: remembering is a courtesy to the next sign-in.
+void OAuthOp::remember_scopes(std::vector<std::string> scopes, std::function<void()> next) {
+  const std::string key = credential_key(issuer_, resource_);
+  impl_.options.store->lock(
+      key, impl_.options.lock_wait,
+      cont([this, key, scopes = std::move(scopes), next = std::move(next)](
+               Result<std::unique_ptr<CredentialLock>> locked) mutable {
+        if (!locked) return next();
+        lock_ = std::move(locked).value();
+        impl_.options.store->get(key, cont([this, key, scopes = std::move(scopes),
+                                            next = std::move(next)](
+                                               Result<std::optional<std::string>> r) mutable {
+          std::optional<CredentialRecord> fresh;
+          if (r && r.value()) fresh = CredentialRecord::from_text(*r.value(), issuer_, resource_);
+          if (!fresh) {
+            lock_.reset();
+            return next();
+          }
+          fresh->requested_scopes = scope_union(fresh->requested_scopes, scopes);
+          cred_ = std::move(*fresh);
+          impl_.options.store->put(key, cred_.to_text(), cont([this, next = std::move(next)](Status s) mutable {
+            if (!s) {
+              impl_.log().warn(prefix_ + "could not store the scopes it asks for: " + s.error().message);
+            }
+            lock_.reset();
+            next();
+          }));
+        }));
+      }));
 }
 
 // --- The refresh transaction ------------------------------------------------------------
