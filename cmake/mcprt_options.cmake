@@ -13,6 +13,7 @@ endif()
 if(EMSCRIPTEN)
   # One EH mode for every object (gtest included): a stray throw is then caught, never
   # a silent end of the module. -fwasm-exceptions rules out ASYNCIFY, which we do not use.
+  # platform-web/ takes it off again for the shipped module's own objects (size: see there).
   add_compile_options(-fwasm-exceptions)
   add_link_options(-fwasm-exceptions -sALLOW_MEMORY_GROWTH=1)
 endif()

@@ -43,6 +43,32 @@ export interface RuntimeOptions {
   logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
   /** Shown as the config's source ("mcp:<server> via <sourceName>"). Default "page". */
   sourceName?: string;
+  /**
+   * The OAuth user step: show `url` (the authorization server's page) to the user and
+   * resolve with the URL the authorization server redirected to (`redirectUri?code=…&state=…`).
+   * `signal` aborts when the sign-in is given up (timeout, dispose). Default: a popup on
+   * oauth-callback.html, which works only from `auth.login()` called in a click handler.
+   */
+  onAuthorize?: (url: string, info: { serverName: string; redirectUri: string; signal: AbortSignal }) => Promise<string | URL>;
+  /** The OAuth redirect URI. Default: oauth-callback.html next to index.js (must be this page's origin for the popup). */
+  redirectUri?: string | URL;
+  /**
+   * Whether a server's 401 may start the user step by itself (default: true with
+   * onAuthorize, false for the popup); otherwise the server shows 'needs-auth' until auth.login().
+   */
+  interactiveAuth?: boolean;
+  /** OAuth credentials in IndexedDB (default: the cache's database, store "credentials"). */
+  credentials?: { database?: string; store?: string };
+  /** A Client ID Metadata Document URL (an https URL used as client_id where the AS supports it). */
+  clientMetadataUrl?: string;
+  /** client_name in Dynamic Client Registration (default: clientName). */
+  oauthClientName?: string;
+  /** client_uri in Dynamic Client Registration. */
+  clientUri?: string;
+  /** application_type in Dynamic Client Registration (default "web" in a browser, "native" in Node). */
+  applicationType?: 'web' | 'native';
+  /** How long a sign-in waits for the user step, in ms (default 300000). */
+  authorizeTimeoutMs?: number;
 }
 
 export interface SourceInfo {
@@ -135,6 +161,41 @@ export interface StatusEvent {
   error: ErrorInfo | null;
 }
 
+/** What is stored for a server's OAuth sign-in. Never a token, a secret or a code. */
+export interface AuthStatus {
+  server: string;
+  url: string;
+  /** A usable access token, or a refresh token to get one. */
+  signedIn: boolean;
+  /** The authorization server ("" until discovered). */
+  issuer: string;
+  /** The resource the tokens are for. */
+  resource: string;
+  clientId: string;
+  clientSource: 'config' | 'metadata-document' | 'registration' | '';
+  grant: 'authorization_code' | 'client_credentials' | string;
+  hasAccessToken: boolean;
+  hasRefreshToken: boolean;
+  /** Unix ms, or null when the authorization server gave no lifetime. */
+  expiresAt: number | null;
+  expired: boolean;
+  scopes: string[];
+}
+
+export interface RuntimeAuth {
+  /**
+   * Signs in to an http/sse server of the last discoverAndLoad (the user step: onAuthorize or
+   * the popup), stores the tokens in IndexedDB and reconnects the server. Call it from a
+   * click handler when using the default popup. Rejects with the reason (McprtError).
+   */
+  login(server: string): Promise<AuthStatus>;
+  /** Forgets the server's tokens (its client registration stays) and reconnects it: it then shows 'needs-auth'. */
+  logout(server: string): Promise<void>;
+  /** Every http/sse server's sign-in state, or one server's (undefined when unknown). */
+  status(): Promise<AuthStatus[]>;
+  status(server: string): Promise<AuthStatus | undefined>;
+}
+
 /** A failure from the runtime; `code` is the core's error code ("transport", "timeout", ...). */
 export declare class McprtError extends Error {
   constructor(detail?: ErrorInfo);
@@ -161,6 +222,8 @@ export interface Runtime {
   onToolsChanged(callback: (tools: ToolInfo[]) => void): () => void;
   /** Returns the unsubscribe function. */
   onStatus(callback: (event: StatusEvent) => void): () => void;
+  /** OAuth sign-ins of the servers (SPEC §13). */
+  readonly auth: RuntimeAuth;
   /** Closes every connection and frees the module's objects; pending promises reject. */
   dispose(): void;
   readonly disposed: boolean;

@@ -7,6 +7,11 @@
 //   const rt = await createRuntime();
 //   await rt.discoverAndLoad({ servers: { demo: { url: 'https://example.com/mcp' } } });
 //   const result = await rt.callTool('mcp_demo_echo', { message: 'hi' }, { signal });
+//
+// OAuth (SPEC §13): a server that wants a sign-in shows phase 'needs-auth';
+// `await rt.auth.login(name)` (from a click: the default opens a popup) signs in and
+// reconnects it. `createRuntime({onAuthorize})` replaces the popup with the host's own
+// user step: (url, {serverName, redirectUri, signal}) => Promise<the redirect URL>.
 
 const modules = new Map();  // module URL → Promise of the instantiated wasm module
 
@@ -20,6 +25,13 @@ function loadModule(options) {
         // Outside the wasm call stack: a listener may call back into the runtime.
         queueMicrotask(() => runtimes.get(runtimeId)?.[dispatch](kind, callId, payload));
       };
+      // The user step of an OAuth sign-in (platform-web's WebAuthorizer): `handler` is the
+      // runtime's id.
+      module.mcprtAuthorize = (request) => {
+        const runtime = runtimes.get(request.handler);
+        if (!runtime) return Promise.reject(new Error('the runtime was disposed'));
+        return runtime[authorize](request);
+      };
       return module;
     });
     pending.catch(() => modules.delete(url));  // a failed load may be retried
@@ -30,7 +42,100 @@ function loadModule(options) {
 
 const runtimes = new Map();  // runtime id → Runtime (the C++ side names runtimes by id)
 const dispatch = Symbol('mcprt.dispatch');  // the C++ → JS entry point, kept off the API
+const authorize = Symbol('mcprt.authorize');  // the sign-in's user step, from C++
 let nextRuntimeId = 1;
+let nextPopup = 1;
+
+// The redirect page of the default sign-in: oauth-callback.html next to this file.
+function defaultRedirectUri() {
+  try {
+    return new URL('./oauth-callback.html', import.meta.url).href;
+  } catch {
+    return '';
+  }
+}
+
+const hasWindow = () => typeof window === 'object' && window !== null && typeof window.open === 'function';
+const kPopupFeatures = 'popup=yes,width=520,height=720';
+const kRedirectMessage = 'mcprt-oauth-redirect';
+
+// A popup opened while the page still has the user's click (browsers block window.open
+// later), shown until the authorization URL is known.
+function openBlankPopup(serverName) {
+  if (!hasWindow()) return null;
+  const popup = window.open('', `mcprt-sign-in-${nextPopup++}`, kPopupFeatures);
+  if (!popup) return null;
+  try {
+    popup.document.title = `Sign in to ${serverName}`;
+    popup.document.body.textContent = `Connecting to ${serverName}…`;
+  } catch {
+    // Not ours to write (an unusual browser setting): the page stays blank until it loads.
+  }
+  return popup;
+}
+
+// The default user step: the authorization URL in a popup whose redirect lands on
+// oauth-callback.html, which posts it back. Accepted only from this page's own origin,
+// for the redirect URI's page, with the `state` this authorization request carried.
+function popupAuthorize({ url, serverName, redirectUri, signal }, preopened) {
+  if (!hasWindow()) {
+    throw new Error('there is no browser window to open a sign-in popup in: pass onAuthorize to createRuntime');
+  }
+  const callback = new URL(redirectUri);
+  if (callback.origin !== window.location.origin) {
+    throw new Error(`the redirect URI's origin ${callback.origin} is not this page's (${window.location.origin}), ` +
+                    'so the sign-in popup could not report back: serve oauth-callback.html from this origin and ' +
+                    'pass its URL as createRuntime({redirectUri})');
+  }
+  const state = new URL(url).searchParams.get('state');
+  return new Promise((resolve, reject) => {
+    let popup = preopened && !preopened.closed ? preopened : null;
+    if (popup) popup.location.href = url;
+    else popup = window.open(url, `mcprt-sign-in-${nextPopup++}`, kPopupFeatures);
+    if (!popup) {
+      reject(new Error(`the browser blocked the sign-in popup for ${serverName}: call auth.login() from a click ` +
+                       'handler, or pass onAuthorize to createRuntime'));
+      return;
+    }
+    const channel = typeof BroadcastChannel === 'function' ? new BroadcastChannel('mcprt-oauth') : null;
+    let closedPoll = 0;
+    const finish = (settle) => {
+      window.removeEventListener('message', onMessage);
+      signal?.removeEventListener('abort', onAbort);
+      channel?.close();
+      clearInterval(closedPoll);
+      try {
+        popup.close();
+      } catch {
+        // already gone
+      }
+      settle();
+    };
+    const accept = (data) => {
+      if (!data || data.type !== kRedirectMessage || typeof data.url !== 'string') return;
+      let redirect;
+      try {
+        redirect = new URL(data.url);
+      } catch {
+        return;
+      }
+      if (redirect.origin !== callback.origin || redirect.pathname !== callback.pathname) return;
+      if (redirect.searchParams.get('state') !== state) return;  // another sign-in's redirect
+      finish(() => resolve(data.url));
+    };
+    const onMessage = (event) => {
+      if (event.origin !== window.location.origin) return;
+      accept(event.data);
+    };
+    const onAbort = () => finish(() => reject(new DOMException(`the sign-in to ${serverName} was cancelled`, 'AbortError')));
+    window.addEventListener('message', onMessage);
+    if (channel) channel.onmessage = (event) => accept(event.data);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    closedPoll = setInterval(() => {
+      if (popup.closed) finish(() => reject(new Error(`the sign-in window for ${serverName} was closed before the sign-in finished`)));
+    }, 300);
+  });
+}
 
 // An Error carrying the core's error code (and data) from the C++ side.
 export class McprtError extends Error {
@@ -68,13 +173,36 @@ class Runtime {
   #toolsListeners = new Set();
   #statusListeners = new Set();
   #disposed = false;
+  #onAuthorize = null;
+  #popups = new Map();  // server name → the popup its auth.login() opened on the click
+  #auth;
 
   constructor(module, options) {
     this.#module = module;
     this.#id = nextRuntimeId++;
-    const { moduleUrl, moduleArgs, ...nativeOptions } = options;
+    const { moduleUrl, moduleArgs, onAuthorize, ...nativeOptions } = options;
+    if (onAuthorize !== undefined && onAuthorize !== null && typeof onAuthorize !== 'function') {
+      throw new TypeError('onAuthorize must be a function (url, {serverName, redirectUri, signal}) => Promise<string>');
+    }
+    this.#onAuthorize = onAuthorize ?? null;
+    nativeOptions.redirectUri = String(nativeOptions.redirectUri ?? defaultRedirectUri());
+    // A host with its own user step may run it whenever a server asks; the popup only
+    // from auth.login() (a popup without the user's click is blocked).
+    nativeOptions.interactiveAuth ??= this.#onAuthorize !== null;
+    nativeOptions.applicationType ??= hasWindow() ? 'web' : 'native';
     this.#native = new module.WebRuntime(this.#id, JSON.stringify(nativeOptions));
     runtimes.set(this.#id, this);
+    this.#auth = Object.freeze({
+      login: (name) => this.#authLogin(String(name)),
+      logout: (name) => this.#start((callId) => this.#native.authLogout(callId, String(name))),
+      status: (name) => this.#start((callId) => this.#native.authStatus(callId, name === undefined ? '' : String(name)))
+        .then((value) => value ?? undefined),
+    });
+  }
+
+  // OAuth sign-ins: login(name), logout(name), status(name?) (see index.d.ts).
+  get auth() {
+    return this.#auth;
   }
 
   // Connects to `servers` (an object of server configs, `{name: {url, ...}}`, or
@@ -158,10 +286,34 @@ class Runtime {
     for (const entry of pending) entry.reject(new McprtError({ code: 'aborted', message: 'the runtime was disposed' }));
     this.#toolsListeners.clear();
     this.#statusListeners.clear();
+    for (const popup of this.#popups.values()) popup.close();
+    this.#popups.clear();
   }
 
   get disposed() {
     return this.#disposed;
+  }
+
+  #authLogin(name) {
+    // The default user step needs its popup now, while the click that called us counts.
+    const popup = this.#onAuthorize || this.#disposed ? null : openBlankPopup(name);
+    if (popup) this.#popups.set(name, popup);
+    const done = () => {
+      if (this.#popups.get(name) === popup) this.#popups.delete(name);
+      if (popup && !popup.closed) popup.close();
+    };
+    const promise = this.#start((callId) => this.#native.authLogin(callId, name));
+    promise.then(done, done);
+    return promise;
+  }
+
+  [authorize](request) {
+    if (this.#disposed) return Promise.reject(new Error('the runtime was disposed'));
+    const { url, serverName, redirectUri, signal } = request;
+    if (this.#onAuthorize) return this.#onAuthorize(url, { serverName, redirectUri, signal });
+    const popup = this.#popups.get(serverName);
+    this.#popups.delete(serverName);
+    return popupAuthorize(request, popup);
   }
 
   #start(begin, onProgress) {

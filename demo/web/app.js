@@ -2,7 +2,10 @@
 // package (served under ./mcprt/ by `mcprt serve-demo`), shows each server's status live,
 // calls a tool from a form built from its input schema. The server list lives in
 // localStorage and the tools in the runtime's IndexedDB cache, so a reload shows the
-// cached tools at once while the connections come up.
+// cached tools at once while the connections come up. A server that wants an OAuth
+// sign-in shows 'needs-auth' with a "Sign in" button: runtime.auth.login() from the click
+// opens the authorization server in a popup (mcprt/oauth-callback.html brings the redirect
+// back); signed-in servers get "Sign out".
 import { createRuntime } from './mcprt/index.js';
 
 const kServersKey = 'mcprt-demo.servers';
@@ -45,6 +48,9 @@ async function initialServers() {
 const state = {
   servers: {},
   statuses: new Map(),  // server → last StatusEvent
+  auth: new Map(),      // server → AuthStatus (never a token)
+  signingIn: new Set(), // servers whose sign-in is running
+  authErrors: new Map(),  // server → the last sign-in's error message
   loading: false,
   openForms: new Set(),  // tool names whose call form is open (kept across re-renders)
 };
@@ -66,6 +72,18 @@ function renderServers() {
     const phase = event?.phase ?? status?.phase ?? (state.loading ? 'connecting' : 'unknown');
     const error = event?.error ?? status?.error;
     const count = status?.toolCount ?? event?.toolCount ?? 0;
+    const signedIn = state.auth.get(name)?.signedIn === true;
+    let authButton = null;
+    if (phase === 'needs-auth' || state.signingIn.has(name)) {
+      authButton = el('button', { type: 'button', class: 'small sign-in', text: state.signingIn.has(name) ? 'Signing in…' : 'Sign in',
+                                  disabled: state.signingIn.has(name) });
+      // Straight from the click: the sign-in popup opens only while it counts.
+      authButton.addEventListener('click', () => signIn(name));
+    } else if (signedIn) {
+      authButton = el('button', { type: 'button', class: 'small sign-out', text: 'Sign out' });
+      authButton.addEventListener('click', () => signOut(name));
+    }
+    const authError = state.authErrors.get(name);
     const remove = el('button', { type: 'button', class: 'small', text: 'Remove' });
     remove.addEventListener('click', () => {
       delete state.servers[name];
@@ -79,8 +97,10 @@ function renderServers() {
       el('span', { class: `badge phase-${phase}`, 'data-phase': phase, text: phase }),
       el('span', { class: 'muted', text: `${count} tool${count === 1 ? '' : 's'}` }),
       status?.toolsFromCache ? el('span', { class: 'badge cached', text: 'cached' }) : null,
+      authButton,
       remove,
-      error ? el('div', { class: 'error', text: error.message }) : null));
+      authError ? el('div', { class: 'error auth-error', text: authError }) : null,
+      error && !authError ? el('div', { class: 'error', text: error.message }) : null));
   }
 }
 
@@ -217,6 +237,38 @@ function renderTools(tools) {
   }
 }
 
+async function refreshAuth() {
+  try {
+    const statuses = await rt.auth.status();
+    state.auth = new Map(statuses.map((s) => [s.server, s]));
+  } catch {
+    state.auth = new Map();  // no credential store (IndexedDB blocked): nothing to show
+  }
+  renderServers();
+}
+
+function signIn(name) {
+  state.signingIn.add(name);
+  state.authErrors.delete(name);
+  const done = rt.auth.login(name);  // called in the click handler: the popup may open
+  renderServers();
+  done.catch((error) => state.authErrors.set(name, `Sign-in failed: ${error.message}`))
+    .finally(() => {
+      state.signingIn.delete(name);
+      refreshAuth();
+    });
+}
+
+async function signOut(name) {
+  state.authErrors.delete(name);
+  try {
+    await rt.auth.logout(name);
+  } catch (error) {
+    state.authErrors.set(name, `Sign-out failed: ${error.message}`);
+  }
+  await refreshAuth();
+}
+
 async function load() {
   state.loading = true;
   renderServers();
@@ -240,6 +292,7 @@ async function load() {
     renderServers();
     renderTools(rt.tools());
   }
+  await refreshAuth();
 }
 
 async function main() {

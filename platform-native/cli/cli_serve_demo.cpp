@@ -1,6 +1,6 @@
 // `mcprt serve-demo [--port N] [--demo-startup-delay-ms N]`: the web demo on 127.0.0.1.
-// Serves the page (demo/web), the `mcprt` JS package (index.js, mcprt.mjs, mcprt.wasm
-// under /mcprt/) and /config.json (the demo server's URL, which the page pre-fills), and
+// Serves the page (demo/web), the `mcprt` JS package (index.js, mcprt.mjs, mcprt.wasm and
+// oauth-callback.html, the sign-in popup's redirect page, under /mcprt/) and /config.json (the demo server's URL, which the page pre-fills), and
 // runs the demo MCP server as a child (`mcprt-demo-server --http 0`, with the startup
 // delay when one is asked). Ctrl-C (SIGINT) or SIGTERM stops both; the child also gets
 // SIGTERM if this process dies (PR_SET_PDEATHSIG).
@@ -229,7 +229,7 @@ int run_serve_demo(const ServeDemoOptions& options) {
                  (web_dir / "index.html").c_str());
     return kExitUsage;
   }
-  for (const char* file : {"index.js", "mcprt.mjs", "mcprt.wasm"}) {
+  for (const char* file : {"index.js", "mcprt.mjs", "mcprt.wasm", "oauth-callback.html"}) {
     if (!fs::is_regular_file(js_dir / file, ec)) {
       std::fprintf(stderr,
                    "mcprt serve-demo: no %s in %s (build the wasm tree's mcprt_js_package; set "
@@ -286,7 +286,7 @@ int run_serve_demo(const ServeDemoOptions& options) {
   for (const char* file : {"index.html", "app.js", "style.css"}) {
     server.Get(std::string("/") + file, serve_file(web_dir / file));
   }
-  for (const char* file : {"index.js", "index.d.ts", "mcprt.mjs", "mcprt.wasm"}) {
+  for (const char* file : {"index.js", "index.d.ts", "mcprt.mjs", "mcprt.wasm", "oauth-callback.html"}) {
     server.Get(std::string("/mcprt/") + file, serve_file(js_dir / file));
   }
   const std::string config = nlohmann::json{{"demoServerUrl", demo_url}}.dump();

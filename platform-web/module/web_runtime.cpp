@@ -5,7 +5,13 @@
 //     shape), stdio unavailable, built-in file providers off
 // [x] tools, callTool (AbortSignal, progress), status, reload, disconnectServer,
 //     disconnectAll, tools-changed and status events, dispose
-// [ ] auth storage (bearer tokens from the page), custom claim filters
+// [x] OAuth (SPEC §13): an OAuthClient over WebCrypto, WebCredentialStore (IndexedDB
+//     "credentials" beside the tool cache) and WebAuthorizer (js/index.js's onAuthorize or
+//     its popup) answers every http/sse server's 401; authLogin / authLogout / authStatus
+//     (never a token). Not interactive unless the host gave onAuthorize (a popup opened
+//     without a click is blocked): a server that wants a sign-in goes needs-auth until
+//     authLogin, which then reconnects it
+// [ ] bearer tokens from the page (AuthStorage for auth.type "bearer"), custom claim filters
 //
 // Protocol between C++ and js/index.js: methods take JSON strings and a call id; answers
 // and events go to Module.mcprtRuntimeEvent(runtimeId, kind, callId, json) with kind
@@ -16,6 +22,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -23,11 +30,16 @@
 
 #include "mcprt/abort.hpp"
 #include "mcprt/discovery.hpp"
+#include "mcprt/json_text.hpp"
 #include "mcprt/loader.hpp"
 #include "mcprt/manager.hpp"
+#include "mcprt/oauth.hpp"
 #include "mcprt/tool_cache.hpp"
 #include "mcprt/tools.hpp"
+#include "mcprt/web/web_authorizer.hpp"
 #include "mcprt/web/web_console_logger.hpp"
+#include "mcprt/web/web_credential_store.hpp"
+#include "mcprt/web/web_crypto.hpp"
 #include "mcprt/web/web_executor.hpp"
 #include "mcprt/web/web_fetch_http_client.hpp"
 #include "mcprt/web/web_indexeddb_store.hpp"
@@ -42,45 +54,53 @@ namespace {
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-// JSON text from JS, or a discarded value. Parsed over a pointer range, as the core's
-// parses are: every nlohmann parser instantiation the module carries costs ~8 KB of wasm.
-json parse_json(std::string_view text) { return json::parse(text.begin(), text.end(), nullptr, false); }
+// The objects below are filled field by field: an initializer list ({{"key", value}, ...})
+// builds a temporary array per pair and costs several times the code (SPEC §12's size
+// budget; nlohmann keeps object keys sorted either way, so the JSON text is the same).
 
 json error_json(const Error& e) {
-  json out = {{"code", to_string(e.code)}, {"message", e.message}};
+  json out = json::object();
+  out["code"] = to_string(e.code);
+  out["message"] = e.message;
   if (e.is_wire()) out["wireCode"] = e.wire_code;
   if (!e.data.is_null()) out["data"] = e.data;
   return out;
 }
 
 json source_json(const SourceInfo& s) {
-  return {{"provider", s.provider}, {"providerName", s.provider_name}, {"path", s.path},
-          {"level", to_string(s.level)}};
+  json out = json::object();
+  out["provider"] = s.provider;
+  out["providerName"] = s.provider_name;
+  out["path"] = s.path;
+  out["level"] = to_string(s.level);
+  return out;
 }
 
 json tool_json(const McpTool& tool) {
   const McpToolInfo& i = tool.info();
-  return {{"name", i.name},
-          {"server", i.server},
-          {"tool", i.raw_name},
-          {"description", i.description},
-          {"inputSchema", i.input_schema},
-          {"label", i.label},
-          {"deferred", i.deferred},
-          {"path", i.path}};
+  json out = json::object();
+  out["name"] = i.name;
+  out["server"] = i.server;
+  out["tool"] = i.raw_name;
+  out["description"] = i.description;
+  out["inputSchema"] = i.input_schema;
+  out["label"] = i.label;
+  out["deferred"] = i.deferred;
+  out["path"] = i.path;
+  return out;
 }
 
 json state_json(const ServerState& s) {
-  json out = {{"name", s.name},
-              {"status", to_string(s.status)},
-              {"phase", to_string(s.phase)},
-              {"attempts", s.attempts},
-              {"toolCount", s.tool_count},
-              {"toolsFromCache", s.tools_from_cache},
-              {"circuitOpen", s.circuit_open},
-              {"source", source_json(s.source)},
-              {"error", nullptr}};
-  if (s.last_error) out["error"] = error_json(*s.last_error);
+  json out = json::object();
+  out["name"] = s.name;
+  out["status"] = to_string(s.status);
+  out["phase"] = to_string(s.phase);
+  out["attempts"] = s.attempts;
+  out["toolCount"] = s.tool_count;
+  out["toolsFromCache"] = s.tools_from_cache;
+  out["circuitOpen"] = s.circuit_open;
+  out["source"] = source_json(s.source);
+  out["error"] = s.last_error ? error_json(*s.last_error) : json(nullptr);
   return out;
 }
 
@@ -111,6 +131,25 @@ bool bool_option(const json& options, const char* key, bool fallback) {
 std::string string_option(const json& options, const char* key, std::string fallback) {
   auto it = options.find(key);
   return it != options.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// What auth.status() shows of a server: never a token, a secret or a code.
+json auth_status_json(const OAuthStatus& s) {
+  json out = json::object();
+  out["server"] = s.server;
+  out["url"] = s.url;
+  out["signedIn"] = (s.has_access_token && !s.expired) || s.has_refresh_token;
+  out["issuer"] = s.issuer;
+  out["resource"] = s.resource;
+  out["clientId"] = s.client_id;
+  out["clientSource"] = s.client_source;
+  out["grant"] = to_string(s.grant);
+  out["hasAccessToken"] = s.has_access_token;
+  out["hasRefreshToken"] = s.has_refresh_token;
+  out["expiresAt"] = s.expires_at_unix_ms ? json(*s.expires_at_unix_ms) : json(nullptr);
+  out["expired"] = s.expired;
+  out["scopes"] = s.scopes;
+  return out;
 }
 
 }  // namespace
@@ -146,6 +185,37 @@ class WebRuntime {
       store = string_option(*cache, "store", store);
     }
     if (use_cache) store_ = std::make_unique<WebIndexedDbStore>(executor_, database, store);
+
+    // credentials: {database, store} (default the tool cache's database, store
+    // "credentials"); they persist whatever `cache` says.
+    std::string credential_db = database;
+    std::string credential_store = kDefaultCredentialStore;
+    if (auto c = options.find("credentials"); c != options.end() && c->is_object()) {
+      credential_db = string_option(*c, "database", credential_db);
+      credential_store = string_option(*c, "store", credential_store);
+    }
+    credentials_ = std::make_unique<WebCredentialStore>(executor_, credential_db, credential_store);
+    authorizer_ = std::make_unique<WebAuthorizer>(
+        executor_, string_option(options, "redirectUri", ""), js_id_);
+    OAuthClientOptions oauth;
+    oauth.executor = &executor_;
+    oauth.http = &http_;
+    oauth.crypto = &crypto_;
+    oauth.store = credentials_.get();
+    oauth.authorizer = authorizer_.get();
+    oauth.logger = silent_ ? static_cast<Logger*>(&null_logger_) : &logger_;
+    oauth.interactive = bool_option(options, "interactiveAuth", false);
+    oauth.login_hint = [](const std::string& server) {
+      return "sign in with runtime.auth.login(\"" + server + "\")";
+    };
+    oauth.client_metadata_url = string_option(options, "clientMetadataUrl", "");
+    oauth.client_name =
+        string_option(options, "oauthClientName", manager_options_.client_info.name);
+    oauth.client_uri = string_option(options, "clientUri", "");
+    oauth.application_type = string_option(options, "applicationType", "web");
+    oauth.authorize_timeout =
+        Millis(number_option<long long>(options, "authorizeTimeoutMs", 300000));
+    oauth_ = std::make_unique<OAuthClient>(std::move(oauth));
   }
 
   ~WebRuntime() { shut_down(); }
@@ -226,11 +296,13 @@ class WebRuntime {
                    return;
                  }
                  const ToolResult& t = r.value();
-                 resolve(call_id, {{"content", t.content},
-                                   {"structuredContent", t.structured_content},
-                                   {"isError", t.is_error},
-                                   {"text", t.text},
-                                   {"truncated", t.truncated}});
+                 json out = json::object();
+                 out["content"] = t.content;
+                 out["structuredContent"] = t.structured_content;
+                 out["isError"] = t.is_error;
+                 out["text"] = t.text;
+                 out["truncated"] = t.truncated;
+                 resolve(call_id, out);
                });
   }
 
@@ -262,6 +334,59 @@ class WebRuntime {
     });
   }
 
+  // A sign-in now (the user step through onAuthorize or the popup), then a reconnect of
+  // the server so that it leaves needs-auth; resolves with its auth status.
+  void auth_login(int call_id, const std::string& name) {
+    auth_change(call_id, name, "auth.login", &OAuthClient::login, /*answer_status=*/true);
+  }
+
+  // Forgets the server's tokens and reconnects it (it then shows needs-auth).
+  void auth_logout(int call_id, const std::string& name) {
+    auth_change(call_id, name, "auth.logout", &OAuthClient::logout, /*answer_status=*/false);
+  }
+
+  void auth_change(int call_id, const std::string& name, const char* what,
+                   void (OAuthClient::*change)(const std::string&, std::function<void(Status)>),
+                   bool answer_status) {
+    if (!oauth_) {
+      reject(call_id, Error::make(ErrorCode::invalid_argument,
+                                  std::string(what) + ": the runtime was disposed"));
+      return;
+    }
+    (oauth_.get()->*change)(name, [this, alive = std::weak_ptr<bool>(alive_), call_id, name,
+                                   answer_status](Status s) {
+      if (alive.expired()) return;
+      if (!s) {
+        reject(call_id, s.error());
+        return;
+      }
+      after_auth_change(name, [this, call_id, name, answer_status] {
+        if (answer_status) return resolve_auth_status(call_id, name);
+        resolve(call_id, nullptr);
+      });
+    });
+  }
+
+  // name empty → every http/sse server of the last load, in name order; else that one
+  // (null when the runtime does not know it).
+  void auth_status(int call_id, const std::string& name) {
+    if (!oauth_) {
+      resolve(call_id, name.empty() ? json::array() : json(nullptr));
+      return;
+    }
+    if (!name.empty()) {
+      if (oauth_servers_.count(name) == 0) {
+        resolve(call_id, nullptr);
+        return;
+      }
+      resolve_auth_status(call_id, name);
+      return;
+    }
+    auto names =
+        std::make_shared<std::vector<std::string>>(oauth_servers_.begin(), oauth_servers_.end());
+    collect_auth_status(call_id, names, std::make_shared<json>(json::array()));
+  }
+
   // Everything stops: no event reaches JS afterwards.
   void dispose() { shut_down(); }
 
@@ -283,10 +408,12 @@ class WebRuntime {
     options.on_status = [this, alive = std::weak_ptr<bool>(alive_)](const StatusEvent& e) {
       if (!alive.expired()) emit_status(e);
     };
+    register_oauth_servers(ctx, options.discovery);
     ManagerServices services;
     services.executor = &executor_;
     services.http_client = &http_;
     services.cache_store = store_.get();
+    services.auth_storage = oauth_.get();
     services.logger = silent_ ? static_cast<Logger*>(&null_logger_) : &logger_;
     services.wall_clock = system_wall_clock();
     discover_and_load_tools(ctx, services, std::move(options),
@@ -325,6 +452,66 @@ class WebRuntime {
     emit("toolsChanged", 0, nullptr);
   }
 
+  // The OAuth client answers for every http/sse server with its config's oauth settings.
+  // The loader discovers on its own; this discovery of the same (programmatic) source
+  // comes first so that the settings are there before the first request.
+  void register_oauth_servers(const DiscoveryContext& ctx, const DiscoveryOptions& discovery) {
+    std::set<std::string> names;
+    for (const ServerConfig& config : discover_servers_for_load(ctx, discovery).discovery.configs) {
+      if (config.type == TransportType::stdio) continue;
+      oauth_->set_server(OAuthServer::from_config(config));
+      names.insert(config.name);
+    }
+    for (const std::string& old : oauth_servers_) {
+      if (names.count(old) == 0) oauth_->remove_server(old);
+    }
+    oauth_servers_ = std::move(names);
+  }
+
+  // After a login or logout: the server reconnects (with the new tokens, or to show that
+  // it needs a sign-in) before `then` runs; a server the manager does not have skips that.
+  void after_auth_change(const std::string& name, std::function<void()> then) {
+    if (!manager_ || !manager_->server_state(name)) {
+      then();
+      return;
+    }
+    manager_->reconnect_server(
+        name, [alive = std::weak_ptr<bool>(alive_), then = std::move(then)](Status) {
+          if (!alive.expired()) then();  // the outcome shows in status() and the status events
+        });
+  }
+
+  void resolve_auth_status(int call_id, const std::string& name) {
+    oauth_->status(name,
+                   [this, alive = std::weak_ptr<bool>(alive_), call_id](Result<OAuthStatus> r) {
+                     if (alive.expired()) return;
+                     if (!r)
+                       reject(call_id, r.error());
+                     else
+                       resolve(call_id, auth_status_json(*r));
+                   });
+  }
+
+  // One status() after another into `out`, then resolves the array.
+  void collect_auth_status(int call_id, std::shared_ptr<std::vector<std::string>> names,
+                           std::shared_ptr<json> out) {
+    if (out->size() == names->size() || !oauth_) {
+      resolve(call_id, *out);
+      return;
+    }
+    const std::string name = (*names)[out->size()];
+    oauth_->status(name, [this, alive = std::weak_ptr<bool>(alive_), call_id, names,
+                          out](Result<OAuthStatus> r) {
+      if (alive.expired()) return;
+      if (!r) {
+        reject(call_id, r.error());
+        return;
+      }
+      out->push_back(auth_status_json(*r));
+      collect_auth_status(call_id, names, out);
+    });
+  }
+
   void drop_manager() {
     if (!manager_) return;
     manager_->remove_listener(tools_listener_);
@@ -344,16 +531,19 @@ class WebRuntime {
     for (auto& [id, controller] : calls) controller->abort("runtime disposed");
     if (manager_) manager_->remove_listener(tools_listener_);
     manager_.reset();
+    oauth_.reset();  // after the manager, whose transports ask it for tokens
+    authorizer_.reset();
+    credentials_.reset();
     store_.reset();
   }
 
   void emit_status(const StatusEvent& e) {
-    json out = {{"server", e.server},
-                {"phase", to_string(e.phase)},
-                {"toolCount", e.tool_count},
-                {"source", source_json(e.source)},
-                {"error", nullptr}};
-    if (e.error) out["error"] = error_json(*e.error);
+    json out = json::object();
+    out["server"] = e.server;
+    out["phase"] = to_string(e.phase);
+    out["toolCount"] = e.tool_count;
+    out["source"] = source_json(e.source);
+    out["error"] = e.error ? error_json(*e.error) : json(nullptr);
     emit("status", 0, out);
   }
 
@@ -373,6 +563,11 @@ class WebRuntime {
   NullLogger null_logger_;
   WebFetchHttpClient http_{executor_};
   std::unique_ptr<WebIndexedDbStore> store_;
+  WebCrypto crypto_{executor_};
+  std::unique_ptr<WebCredentialStore> credentials_;
+  std::unique_ptr<WebAuthorizer> authorizer_;
+  std::unique_ptr<OAuthClient> oauth_;  // declared after what it uses: destroyed first
+  std::set<std::string> oauth_servers_;
   ManagerOptions manager_options_;
   json servers_ = json::object();
   bool loaded_ = false;
@@ -396,5 +591,8 @@ EMSCRIPTEN_BINDINGS(mcprt_runtime) {
       .function("abortCall", &WebRuntime::abort_call)
       .function("disconnectServer", &WebRuntime::disconnect_server)
       .function("disconnectAll", &WebRuntime::disconnect_all)
+      .function("authLogin", &WebRuntime::auth_login)
+      .function("authLogout", &WebRuntime::auth_logout)
+      .function("authStatus", &WebRuntime::auth_status)
       .function("dispose", &WebRuntime::dispose);
 }

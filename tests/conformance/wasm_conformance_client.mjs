@@ -20,6 +20,13 @@
 //   MCP_CONFORMANCE_SCENARIO          auth/client-credentials-*: `oauth.grant` is
 //                                     client_credentials
 //
+// OAuth (SPEC §13): the runtime's user step (onAuthorize) follows the authorization URL's
+// redirect itself, as the suite expects of a client: a GET with fetch `redirect: "manual"`
+// (Node shows the 3xx and its Location; a browser would hide them), answered with the
+// Location resolved against the URL. The redirect URI is a loopback callback nothing
+// listens on (the suite's authorization server only redirects to it). Credentials live in
+// an in-memory IndexedDB (fake-indexeddb) for the run.
+//
 //   initialize   discoverAndLoad (initialize → initialized, tools/list), disconnect
 //   tools_call   the same, then call every tool (add_numbers gets {a: 5, b: 3}), disconnect
 //   (other)      like tools_call, every other tool called with {}
@@ -32,6 +39,7 @@
 import { pathToFileURL } from 'node:url';
 
 const kStepLimitMs = 30000;
+const kRedirectUri = 'http://127.0.0.1:33418/callback';
 const kServer = 'conformance';
 
 function usage(message) {
@@ -110,6 +118,18 @@ function serverEntry(url, scenario) {
   return entry;
 }
 
+// The user step: GET the authorization URL without following it; its redirect's Location
+// is where the authorization server sends the browser (code, state, iss).
+async function followAuthorizationRedirect(url, { signal }) {
+  const response = await fetch(url, { redirect: 'manual', signal });
+  const location = response.headers.get('location');
+  await response.body?.cancel();
+  if (response.status < 300 || response.status > 399 || !location) {
+    throw new Error(`the authorization endpoint ${new URL(url).origin} answered ${response.status} without a redirect`);
+  }
+  return new URL(location, url).href;
+}
+
 function argumentsFor(tool) {
   if (tool.tool === 'add_numbers') return { a: 5, b: 3 };
   return {};
@@ -140,14 +160,23 @@ async function main() {
     console.log(JSON.stringify(shown));
     return true;
   }
+  // OAuth credentials need IndexedDB, which Node lacks: an in-memory one for this run.
+  await import('fake-indexeddb/auto').catch((error) => {
+    console.error(`wasm_conformance_client: fake-indexeddb is missing (run scripts/bootstrap): ${error?.message ?? error}`);
+    process.exit(2);
+  });
   const { createRuntime } = await import(pathToFileURL(packageEntry).href);
 
-  // No cache: every run must reach the server (and Node has no IndexedDB).
+  // No tool cache: every run must reach the server.
   const rt = await createRuntime({
     cache: false,
     clientName: 'mcprt-conformance-client',
     logLevel: 'warn',
     timeoutMs: kStepLimitMs,
+    onAuthorize: followAuthorizationRedirect,
+    redirectUri: kRedirectUri,
+    // The client ID metadata document URL the suite's CIMD scenario expects (as the native client).
+    clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
   });
   let ok = true;
   try {

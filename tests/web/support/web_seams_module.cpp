@@ -2,12 +2,16 @@
 // platform seams directly: WebFetchHttpClient, WebIndexedDbStore, WebConsoleLogger and
 // the OAuth seams (WebCrypto, WebCredentialStore, WebAuthorizer; tests/web/oauth_seams.test.mjs),
 // all on one WebExecutor; and the core's URL parser (urlParse/urlResolve), which
-// tests/web/url_differential.test.mjs compares with Node's URL. Every callback is reported to JS as
+// tests/web/url_differential.test.mjs compares with Node's URL; and the module's strtod
+// (jsonRoundTrip/strtodScan, tests/web/strtod.test.mjs). Every callback is reported to JS as
 // Module.seamEvent(callId, kind, payloadJson), from the executor; tests/web/web_seams.test.mjs
 // asserts on those.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <optional>
@@ -196,6 +200,26 @@ std::string url_resolve(const std::string& base, const std::string& reference) {
   return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
+// --- strtod (platform-web/src/web_strtod.cpp) -------------------------------------------
+
+// JSON text parsed by nlohmann (whose lexer calls strtod for numbers with a fraction or an
+// exponent) and written back; "" when it does not parse.
+std::string json_round_trip(const std::string& text) {
+  const json doc = json::parse(text, nullptr, false);
+  return doc.is_discarded() ? std::string() : doc.dump();
+}
+
+// strtod itself: {consumed, value (as text: "inf", "-inf" or the shortest round trip), erange}.
+std::string strtod_scan(const std::string& text) {
+  char* end = nullptr;
+  errno = 0;
+  const double value = std::strtod(text.c_str(), &end);
+  const bool erange = errno == ERANGE;
+  return json{{"consumed", end - text.c_str()},
+              {"value", std::isinf(value) ? (value > 0 ? "inf" : "-inf") : json(value).dump()},
+              {"erange", erange}}
+      .dump();
+}
 
 // --- OAuth seams ---------------------------------------------------------------------
 
@@ -320,6 +344,8 @@ void auth_drop(int call_id) { seams().flows.erase(call_id); }
 EMSCRIPTEN_BINDINGS(mcprt_web_seams) {
   emscripten::function("urlParse", &url_parse);
   emscripten::function("urlResolve", &url_resolve);
+  emscripten::function("jsonRoundTrip", &json_round_trip);
+  emscripten::function("strtodScan", &strtod_scan);
   emscripten::function("httpSend", &http_send);
   emscripten::function("httpAbort", &http_abort);
   emscripten::function("httpActive", &http_active);
