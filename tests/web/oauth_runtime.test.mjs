@@ -2,7 +2,8 @@
 // 'needs-auth' phase) under Node, against the loopback OAuth fixture (demo/oauth): a whole
 // sign-in, tokens kept in IndexedDB (fake-indexeddb) for the next runtime, a refresh after
 // the access token expired, a refresh race between two runtimes of one page, a revoked
-// refresh token, logout — and no token, code or secret in anything the runtime shows or
+// refresh token, logout, step-up (interactive and not), an authorization server that
+// moves — and no token, code or secret in anything the runtime shows or
 // logs. The user step follows the authorization URL's redirect (support/oauth_fixture.mjs).
 import 'fake-indexeddb/auto';
 import { after, before, describe, test } from 'node:test';
@@ -199,5 +200,93 @@ describe('OAuth in the JS runtime', () => {
     await assert.rejects(windowless.auth.login(kServer), /no browser window to open a sign-in popup in: pass onAuthorize/);
     windowless.dispose();
     popupless.dispose();
+  });
+
+  // A fixture of its own for each of the two tests below: they change its tool scopes and
+  // move its authorization server.
+  async function ownFixture(t) {
+    const own = await startOAuthFixture(['--access-token-ttl', '3600']);
+    t.after(async () => {
+      const leaks = secretsIn(own.requestLog(), own.secret_prefixes ?? []);
+      await own.stop();
+      assert.deepEqual(leaks, [], 'no secret in the fixture log');
+    });
+    return own;
+  }
+  const loadFrom = async (rt, own) => show(await rt.discoverAndLoad({ servers: { [kServer]: { url: own.mcp_url } } }));
+  const createIssue = async (rt, title) => show(await rt.callTool(`mcp_${kServer}_create_issue`, { project: 'demo', title }));
+
+  test('StepUp_A403InsufficientScope_AsksForTheUnion_InteractiveAtOnce_OtherwiseAtTheNextLogin', async (t) => {
+    const own = await ownFixture(t);
+    await own.admin('switches', { tool_scopes: { create_issue: 'issues:write' } });
+    const scopesAsked = [];
+    const onAuthorize = async (url, info) => {
+      scopesAsked.push(new URL(url).searchParams.get('scope') ?? '');
+      return followRedirect(url, info);
+    };
+    // An interactive host: the 403 re-authorizes at once with the union, the call succeeds.
+    const rt = await runtime({ credentials: freshCredentials(), onAuthorize, redirectUri: 'http://127.0.0.1:9/cb' });
+    assert.deepEqual((await loadFrom(rt, own)).connectedServers, [kServer]);
+    assert.equal(scopesAsked.length, 1);
+    assert.ok(!scopesAsked[0].split(' ').includes('issues:write'), scopesAsked[0]);
+    const created = await createIssue(rt, 'needs issues:write');
+    assert.equal(created.isError, false, JSON.stringify(created));
+    assert.equal(scopesAsked.length, 2);
+    assert.deepEqual(new Set(scopesAsked[1].split(' ')), new Set([...scopesAsked[0].split(' '), 'issues:write']));
+    assert.equal((await own.counters())['mcp.403'], 1, 'one 403, then the stepped-up token');
+    rt.dispose();
+
+    // Not interactive: the call says which scopes and how to sign in; the next auth.login
+    // (which never saw the 403) asks for them, and the call then works.
+    await own.admin('switches', { tool_scopes: { create_issue: 'issues:admin' } });
+    const quiet = await runtime({ credentials: freshCredentials(), onAuthorize, interactiveAuth: false, redirectUri: 'http://127.0.0.1:9/cb' });
+    await loadFrom(quiet, own);
+    await quiet.auth.login(kServer);
+    await waitFor(() => quiet.status(kServer)?.phase === 'connected', 'connected after the first login');
+    const asked = scopesAsked.length;
+    let refused;
+    try {
+      refused = await createIssue(quiet, 'needs issues:admin');
+    } catch (error) {
+      refused = { isError: true, text: error.message };
+    }
+    assert.equal(refused.isError, true, JSON.stringify(refused));
+    assert.match(JSON.stringify(refused), /it asks for more scopes: [^"]*issues:admin/);
+    assert.match(JSON.stringify(refused), /runtime\.auth\.login\(\\?"tracker\\?"\)/);
+    assert.equal(scopesAsked.length, asked, 'no user step without auth.login');
+    await quiet.auth.login(kServer);
+    assert.equal(scopesAsked.length, asked + 1);
+    assert.ok(scopesAsked.at(-1).split(' ').includes('issues:admin'), scopesAsked.at(-1));
+    await waitFor(() => quiet.status(kServer)?.phase === 'connected', 'connected after the step-up login');
+    assert.equal((await createIssue(quiet, 'with issues:admin')).isError, false);
+    quiet.dispose();
+  });
+
+  test('AuthorizationServerMoves_NoOldIssuerTokenIsSent_LoginRegistersThere', async (t) => {
+    const own = await ownFixture(t);
+    const credentials = freshCredentials();
+    const signIn = await runtime({ credentials, onAuthorize: followRedirect, redirectUri: 'http://127.0.0.1:9/cb' });
+    assert.deepEqual((await loadFrom(signIn, own)).connectedServers, [kServer]);
+    signIn.dispose();
+    const moved = await own.admin('move-authorization-server', { issuer_path: '/tenant-b' });
+    assert.equal(moved.issuer, `${own.issuer}/tenant-b`);
+    await own.admin('reset-counters', {});
+
+    const rt = await runtime({ credentials, onAuthorize: followRedirect, interactiveAuth: false, redirectUri: 'http://127.0.0.1:9/cb' });
+    const loaded = await loadFrom(rt, own);
+    assert.deepEqual(loaded.needsAuthServers, [kServer], JSON.stringify(loaded.errors));
+    let c = await own.counters();
+    assert.equal(c['token.refresh_token'] ?? 0, 0, `no refresh token went anywhere: ${JSON.stringify(c)}`);
+    assert.equal(c['as POST /token'] ?? 0, 0);
+    assert.equal(c['as POST /tenant-b/token'] ?? 0, 0);
+
+    const status = show(await rt.auth.login(kServer));
+    assert.equal(status.signedIn, true);
+    assert.equal(status.issuer, moved.issuer);
+    c = await own.counters();
+    assert.equal(c['as POST /tenant-b/register'], 1, `a registration of its own there: ${JSON.stringify(c)}`);
+    await waitFor(() => rt.status(kServer)?.phase === 'connected', 'connected through the new issuer');
+    assert.match(JSON.stringify((await echo(rt, 'after the move')).content), /after the move/);
+    rt.dispose();
   });
 });
