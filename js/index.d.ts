@@ -118,6 +118,12 @@ export interface CallResult {
   /** Text rendering for a model (text blocks joined, resources as [Resource: uri]). */
   text: string;
   truncated: boolean;
+  /**
+   * Set when mcprt made the result from a local error instead of the server's answer:
+   * 'needs_auth' (sign in with auth.login: the server wants more scopes or lost its
+   * authorization), 'not_connected', 'timeout', ...
+   */
+  errorCode?: string;
 }
 
 export interface CallOptions {

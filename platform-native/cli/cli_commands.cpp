@@ -721,12 +721,15 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
     rc = tr.is_error ? kExitFailed : kExitOk;
   }
   std::cout.flush();
-  // A tool of a server that needs authorization answers at once with the login hint.
+  // A tool of a server that needs authorization answers at once with the login hint; so
+  // does one that wants more scopes than the token has (a step-up: the server stays
+  // connected, the result says which scopes).
   if (rc == kExitFailed) {
     auto m = run->host->manager();
     auto t = m ? m->find_tool(tool) : nullptr;
     auto st = t ? m->server_state(t->info().server) : std::nullopt;
-    if (st && st->phase == ServerPhase::needs_auth) {
+    const bool step_up = outcome.result.ok() && outcome.result.value().error_code == ErrorCode::needs_auth;
+    if (st && (st->phase == ServerPhase::needs_auth || step_up)) {
       report_needs_auth(*st);
       rc = kExitNeedsAuth;
     }

@@ -302,6 +302,7 @@ class WebRuntime {
                  out["isError"] = t.is_error;
                  out["text"] = t.text;
                  out["truncated"] = t.truncated;
+                 if (t.error_code) out["errorCode"] = to_string(*t.error_code);
                  resolve(call_id, out);
                });
   }

@@ -340,10 +340,11 @@ TEST_F(CliAuthFlows, StepUp_NonInteractiveCallNamesTheMissingScopeAndTheLogin_No
   admin("reset-counters");
   MeasuredRun denied = cli(
       {"call", "mcp_tracker_create_issue", R"({"project":"demo","title":"needs issues:write"})"});
-  EXPECT_EQ(denied.exit_code, 1) << denied.out << denied.err;
+  EXPECT_EQ(denied.exit_code, 4) << denied.out << denied.err;
   EXPECT_THAT(denied.out,
               HasSubstr("Server \"tracker\": needs an OAuth sign-in (it asks for more "
                         "scopes: mcp:tools issues:write); run `mcprt auth login tracker`"));
+  EXPECT_THAT(denied.err, HasSubstr("needs authorization; to log in: mcprt auth login tracker"));
   EXPECT_FALSE(browser_ran()) << "a non-interactive run opened the browser";
   json c = counters();
   EXPECT_EQ(count(c, "mcp.403"), 1) << "the step-up was asked once: " << c.dump();
@@ -370,6 +371,55 @@ TEST_F(CliAuthFlows, StepUp_LoginAfterANonInteractiveStepUp_AsksForTheMissingSco
   MeasuredRun granted = cli({"call", "mcp_tracker_create_issue", args});
   EXPECT_EQ(granted.exit_code, 0) << granted.out << granted.err;
   EXPECT_THAT(granted.out, HasSubstr("created"));
+  expect_no_secret_anywhere();
+}
+
+// A live session whose authorization goes (refresh tokens revoked, access token expired,
+// while the REPL runs): the next call answers with the login hint and the server moves
+// to needs-auth, its tools deferred, instead of staying "connected" with every call
+// failing. A shell drives the REPL through a fifo so that the fixture changes between
+// two calls of one process.
+TEST_F(CliAuthFlows, LiveSessionLosingItsAuthorization_GoesNeedsAuth) {
+  login();
+  const fs::path dir = home_ / "live";
+  fs::create_directories(dir);
+  const fs::path script = home_ / "live.sh";
+  std::ofstream(script)
+      << "d=$1; admin=$2; shift 2\n"
+         "mkfifo \"$d/in\"\n"
+         "\"$@\" < \"$d/in\" > \"$d/out\" 2> \"$d/err\" & p=$!\n"
+         "exec 3> \"$d/in\"\n"
+         "echo 'mcp_tracker_echo {\"message\":\"first call\"}' >&3\n"
+         "i=0; until grep -q 'first call' \"$d/out\"; do i=$((i+1)); [ $i -gt 400 ] && break; "
+         "sleep 0.05; done\n"
+         "for a in revoke-refresh-tokens expire-access-tokens; do curl --noproxy '*' -s -X POST "
+         "-H 'Content-Type: application/json' -d '{}' \"$admin/$a\" > /dev/null; done\n"
+         "echo 'mcp_tracker_echo {\"message\":\"second call\"}' >&3\n"
+         "echo '/mcp list' >&3\n"
+         "exec 3>&-\n"
+         "wait $p; echo $? > \"$d/rc\"\n";
+  std::string admin_url = fixture_.ready().value("admin_url", "");
+  while (!admin_url.empty() && admin_url.back() == '/') admin_url.pop_back();
+  std::vector<std::string> argv = {"/bin/sh", script.string(), dir.string(), admin_url};
+  for (auto& a : cli_argv({"repl"})) argv.push_back(std::move(a));
+  MeasuredRun shell = run_measured(argv, run_options());
+  ASSERT_EQ(shell.exit_code, 0) << shell.err;
+  auto slurp = [](const fs::path& f) {
+    std::ifstream in(f);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string out = slurp(dir / "out");
+  const std::string err = slurp(dir / "err");
+  outputs_ += out + err;
+  EXPECT_EQ(slurp(dir / "rc"), "0\n") << out << err;
+  const std::size_t second = out.find("needs an OAuth sign-in");
+  ASSERT_NE(second, std::string::npos) << out << err;
+  EXPECT_THAT(out.substr(0, second), HasSubstr("first call"));
+  EXPECT_THAT(out.substr(second), HasSubstr("run `/mcp auth tracker` (or `mcprt auth login tracker`)"));
+  EXPECT_THAT(out.substr(second), ContainsRegex("tracker[^\n]*needs-auth")) << out;
+  EXPECT_FALSE(browser_ran());
+  json c = counters();
+  EXPECT_EQ(count(c, "token.refresh_token.ok"), 0) << c.dump();
   expect_no_secret_anywhere();
 }
 

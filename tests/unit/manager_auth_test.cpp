@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 
 #include "manager_test_fixture.hpp"
+#include "mcprt/http_transport.hpp"
 
 namespace mcprt::testing {
 namespace {
@@ -238,6 +239,53 @@ TEST_F(ManagerAuth, LiveConnectionLosingItsAuthorization_NoReconnectNoBreakerCou
   ASSERT_TRUE(got.has_value() && got->ok());
   EXPECT_TRUE(got->value().is_error);
   EXPECT_THAT(got->value().text, HasSubstr(kHint));
+}
+
+// What the HTTP transport relays when a live request's token refresh needed the user:
+// the OAuth client's needs_auth error as a JSON-RPC error response for that request.
+Result<json> relayed_needs_auth(int http_status) {
+  return Error::wire(kHttpTransportErrorCode,
+                     std::string("Server \"alpha\": needs an OAuth sign-in (...); ") + kHint,
+                     json{{"server", "alpha"}, {"status", http_status}, {"transport_error", "needs_auth"}});
+}
+
+TEST_F(ManagerAuth, LiveCallWhoseAuthorizationIsGone_EndsTheConnection_NeedsAuth) {
+  farm.on_connect("alpha", [](FakeServer& s) {
+    s.set_tools({tool("read")});
+    s.on_tool("read", [](const json&) { return relayed_needs_auth(401); });
+  });
+  start({config("alpha")});
+  ex.run_until_idle();
+  ASSERT_EQ(phase("alpha"), ServerPhase::connected);
+  auto got = call_registered("mcp_alpha_read");
+  ASSERT_TRUE(got.has_value() && got->ok());
+  EXPECT_TRUE(got->value().is_error);
+  EXPECT_EQ(got->value().error_code, ErrorCode::needs_auth);
+  EXPECT_THAT(got->value().text, HasSubstr(kHint));
+  EXPECT_EQ(phase("alpha"), ServerPhase::needs_auth);
+  EXPECT_TRUE(all_deferred("alpha"));
+  ex.advance(Millis(10 * 60 * 1000));
+  EXPECT_EQ(farm.attempts("alpha"), 1u) << "no reconnect until a login";
+}
+
+TEST_F(ManagerAuth, LiveCallAskingForMoreScopes_KeepsTheConnection) {
+  farm.on_connect("alpha", [](FakeServer& s) {
+    s.set_tools({tool("read"), tool("write")});
+    s.on_tool("read", [](const json&) -> Result<json> {
+      return json{{"content", {{{"type", "text"}, {"text", "ok"}}}}};
+    });
+    s.on_tool("write", [](const json&) { return relayed_needs_auth(403); });
+  });
+  start({config("alpha")});
+  ex.run_until_idle();
+  auto refused = call_registered("mcp_alpha_write");
+  ASSERT_TRUE(refused.has_value() && refused->ok());
+  EXPECT_EQ(refused->value().error_code, ErrorCode::needs_auth);
+  EXPECT_EQ(phase("alpha"), ServerPhase::connected);
+  auto other = call_registered("mcp_alpha_read");
+  ASSERT_TRUE(other.has_value() && other->ok());
+  EXPECT_FALSE(other->value().is_error);
+  EXPECT_FALSE(other->value().error_code.has_value()) << "the server's own answer";
 }
 
 TEST_F(ManagerAuth, ReconnectAttemptNeedingAuth_EndsTheBackoff) {

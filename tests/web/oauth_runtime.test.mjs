@@ -172,6 +172,24 @@ describe('OAuth in the JS runtime', () => {
     rt.dispose();
   });
 
+  test('LiveRuntimeLosingItsAuthorization_TheCallSaysHowToSignIn_TheServerGoesNeedsAuth', async () => {
+    const credentials = freshCredentials();
+    const rt = await runtime({ credentials, onAuthorize: followRedirect, interactiveAuth: false, redirectUri: 'http://127.0.0.1:9/cb' });
+    await load(rt);
+    await rt.auth.login(kServer);
+    await waitFor(() => rt.status(kServer)?.phase === 'connected', 'connected after login');
+    assert.match(JSON.stringify((await echo(rt, 'while signed in')).content), /while signed in/);
+    await fixture.admin('revoke-refresh-tokens', {});
+    await fixture.admin('expire-access-tokens', {});
+    const refused = await echo(rt, 'after the revocation');
+    assert.equal(refused.isError, true, JSON.stringify(refused));
+    assert.equal(refused.errorCode, 'needs_auth');
+    assert.match(refused.text, /runtime\.auth\.login\("tracker"\)/);
+    await waitFor(() => rt.status(kServer)?.phase === 'needs-auth', 'needs-auth after the refused refresh');
+    assert.ok(rt.tools().some((t) => t.name === `mcp_${kServer}_echo`), 'its tools stay listed (deferred)');
+    rt.dispose();
+  });
+
   test('Login_Errors_NameTheServerAndTheReason', async () => {
     const rt = await runtime({
       credentials: freshCredentials(),
@@ -251,6 +269,8 @@ describe('OAuth in the JS runtime', () => {
       refused = { isError: true, text: error.message };
     }
     assert.equal(refused.isError, true, JSON.stringify(refused));
+    assert.equal(refused.errorCode, 'needs_auth');
+    assert.equal(quiet.status(kServer).phase, 'connected', 'a step-up leaves the connection up');
     assert.match(JSON.stringify(refused), /it asks for more scopes: [^"]*issues:admin/);
     assert.match(JSON.stringify(refused), /runtime\.auth\.login\(\\?"tracker\\?"\)/);
     assert.equal(scopesAsked.length, asked, 'no user step without auth.login');

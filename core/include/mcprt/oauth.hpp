@@ -66,7 +66,9 @@
 // ErrorCode::needs_auth:
 //   Server "x": needs an OAuth sign-in (no stored authorization); run `mcprt auth login x`
 // (the part after ';' is OAuthClientOptions::login_hint), which the transport returns as
-// the request's error and the manager turns into the server's needs-auth phase.
+// the request's error and the manager turns into the server's needs-auth phase. Its data
+// is {server, status}: status 403 is a step-up (more scopes for one request: the server's
+// connection stays up), 401 or 0 an authorization that is gone.
 //
 // KEYS AND STORAGE (CredentialStore; values are JSON): "oauth-server-<h>" per server URL
 // (where its discovery led: resource, issuer; no secret) and "oauth-cred-<h>" per (issuer,

@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,10 @@ struct ToolResult {
   bool is_error = false;
   std::string text;              // the rendering for the model (see render_tool_result)
   bool truncated = false;        // text was cut at max_result_bytes
+  // When mcprt made this result from a local error (not connected, timeout, needs_auth,
+  // ...: "MCP error: ..."), that error's code, so that a host can act on it (a login);
+  // empty for what the server answered.
+  std::optional<ErrorCode> error_code;
 };
 
 struct ToolCallOptions {

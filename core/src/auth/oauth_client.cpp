@@ -1140,9 +1140,13 @@ std::vector<std::string> OAuthOp::choose_scopes() const {
 Error OAuthOp::needs_auth(const std::string& reason) const {
   std::string hint = impl_.options.login_hint ? impl_.options.login_hint(server_.name)
                                               : "sign in to it with the host's login command";
+  // `status`: the HTTP status that asked (0: none yet). A 403 is a step-up: the token still
+  // serves the server's other requests, so its connection stays up.
+  json data = json::object();
+  data["server"] = server_.name;
+  data["status"] = status_;
   return Error::make(ErrorCode::needs_auth,
-                     prefix_ + "needs an OAuth sign-in (" + reason + "); " + hint,
-                     json{{"server", server_.name}});
+                     prefix_ + "needs an OAuth sign-in (" + reason + "); " + hint, std::move(data));
 }
 
 Error OAuthOp::named(Error e) const {

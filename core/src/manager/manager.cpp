@@ -16,6 +16,7 @@
 
 #include "mcprt/manager.hpp"
 #include "server_link.hpp"
+#include "util/local_error.hpp"
 
 namespace mcprt {
 
@@ -43,6 +44,19 @@ const char* to_string(ServerPhase phase) {
 using detail::named;
 using detail::server_prefix;
 using detail::ServerLink;
+
+namespace {
+
+// A request failed because the server's authorization is gone (a refresh the user must
+// replace), not because one request wants more scopes (a 403 step-up: data.status 403).
+bool authorization_gone(const Error& e) {
+  if (detail::local_code(e) != ErrorCode::needs_auth) return false;
+  if (!e.data.is_object()) return true;
+  const auto status = e.data.find("status");
+  return status == e.data.end() || !status->is_number_integer() || status->get<int>() != 403;
+}
+
+}  // namespace
 
 struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<Impl> {
   using Stage = ServerLink::Stage;
@@ -599,14 +613,21 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     // Registered so that shutdown() can answer it: a destroyed session never calls back.
     const std::uint64_t id = next_call++;
     calls.emplace(id, PendingCall{name, std::move(done)});
+    const ClientSession* session = s->session().get();
     s->session()->call_tool(raw_tool, std::move(arguments), std::move(call),
-                            [weak = weak_from_this(), id](Result<json> r) {
+                            [weak = weak_from_this(), id, session](Result<json> r) {
                               auto self = weak.lock();
                               if (!self) return;
                               auto it = self->calls.find(id);
                               if (it == self->calls.end()) return;  // shutdown() answered it
                               auto done = std::move(it->second.done);
+                              const std::string server = it->second.server;
                               self->calls.erase(it);
+                              if (!r && authorization_gone(r.error())) {
+                                if (ServerLink* link = self->find(server)) {
+                                  link->authorization_lost(session, r.error());
+                                }
+                              }
                               done(std::move(r));
                             });
   }

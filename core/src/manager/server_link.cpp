@@ -391,6 +391,12 @@ void ServerLink::on_session_closed(std::uint64_t attempt, const Error& error) {
   connection_lost(error);
 }
 
+void ServerLink::authorization_lost(const ClientSession* session, Error error) {
+  if (stage_ != Stage::ready || session_.get() != session) return;
+  // As the local error it stands for (it may have come relayed as a JSON-RPC error).
+  connection_lost(Error::make(ErrorCode::needs_auth, std::move(error.message), std::move(error.data)));
+}
+
 // Transport drop or failed health check of a live connection.
 void ServerLink::connection_lost(Error reason) {
   reason = named(name_, std::move(reason));

@@ -132,6 +132,10 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   void reconnect_now(std::function<void(Status)> done);
   // The owner's tracking saw `attempt`'s session close without being retired.
   void on_session_closed(std::uint64_t attempt, const Error& error);
+  // A request of `session` (still the live one?) failed with ErrorCode::needs_auth that is
+  // not a step-up: its authorization is gone, so the connection ends and the server waits
+  // in needs-auth like one that lost it on its stream.
+  void authorization_lost(const ClientSession* session, Error error);
   // The link is being removed: no callback of it runs afterwards; its session is retired.
   // Returns the reconnect_server() callers still waiting (the owner answers them).
   std::vector<std::function<void(Status)>> detach();

@@ -8,6 +8,7 @@
 #include "framing/utf8.hpp"
 #include "mcprt/redact.hpp"
 #include "mcprt/tools.hpp"
+#include "util/local_error.hpp"
 
 namespace mcprt {
 
@@ -67,6 +68,7 @@ ToolResult malformed(const std::string& why) {
   r.is_error = true;
   r.text = "MCP error: malformed tool result: " + why;
   r.content = json::array({{{"type", "text"}, {"text", r.text}}});
+  r.error_code = ErrorCode::protocol;
   return r;
 }
 
@@ -121,6 +123,7 @@ ToolResult mcp_error_result(const Error& error) {
   // so it is masked again here (SPEC §17).
   r.text = "MCP error: " + redact_secrets(error.message.empty() ? error.describe() : error.message);
   r.content = json::array({{{"type", "text"}, {"text", r.text}}});
+  r.error_code = detail::local_code(error);
   return r;
 }
 

@@ -1,6 +1,9 @@
 #include "mcprt/result.hpp"
 
+#include <string_view>
+
 #include "mcprt/redact.hpp"
+#include "util/local_error.hpp"
 
 namespace mcprt {
 
@@ -24,6 +27,24 @@ const char* to_string(ErrorCode code) {
   }
   return "unknown";
 }
+
+namespace detail {
+
+ErrorCode local_code(const Error& e) {
+  if (e.code != ErrorCode::wire || !e.data.is_object()) return e.code;
+  const auto named = e.data.find("transport_error");
+  if (named == e.data.end() || !named->is_string()) return e.code;
+  const std::string& name = named->get_ref<const std::string&>();
+  // Every code, in declaration order, until to_string stops knowing one.
+  for (int i = 1;; ++i) {
+    const auto code = static_cast<ErrorCode>(i);
+    const std::string_view known = to_string(code);
+    if (known == "unknown") return e.code;
+    if (name == known) return code;
+  }
+}
+
+}  // namespace detail
 
 namespace {
 
