@@ -81,6 +81,17 @@ std::string login_hint(const std::string& server, bool repl) {
   return "run `" + auth_login_command(server) + "`";
 }
 
+native::NativeHostOptions cli_host_options(const GlobalOptions& o, CliOAuth& oauth) {
+  native::NativeHostOptions ho;
+  ho.cwd = o.cwd;
+  ho.config_file = o.config_path;
+  ho.use_cache = !o.no_cache;
+  ho.log.level = LogLevel::error;
+  ho.trust_command = trust_command;
+  oauth.attach(ho);
+  return ho;
+}
+
 void CliOAuth::attach(native::NativeHostOptions& options) {
   credentials_dir_ = native::default_credentials_dir();
   options.make_auth_storage = [this](native::NativeHost& host) -> std::shared_ptr<AuthStorage> {
@@ -127,14 +138,7 @@ std::string q(const std::string& s) { return "\"" + s + "\""; }
 // The host every auth command runs on, with the OAuth stack attached.
 struct AuthRun {
   explicit AuthRun(const GlobalOptions& o, CliOAuth::Settings settings = {}) : oauth(settings) {
-    native::NativeHostOptions ho;
-    ho.cwd = o.cwd;
-    ho.config_file = o.config_path;
-    ho.use_cache = !o.no_cache;
-    ho.log.level = LogLevel::error;
-    ho.trust_command = trust_command;
-    oauth.attach(ho);
-    host = std::make_unique<native::NativeHost>(std::move(ho));
+    host = std::make_unique<native::NativeHost>(cli_host_options(o, oauth));
   }
 
   // Discovery (configs only); false = a usage error, reported.

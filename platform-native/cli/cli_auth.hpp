@@ -55,4 +55,10 @@ class CliOAuth {
 // The needs-auth hint: "run `mcprt auth login <name>`" (REPL: also `/mcp auth <name>`).
 std::string login_hint(const std::string& server, bool repl);
 
+struct GlobalOptions;
+// The host options every connecting command starts from: the global flags, errors-only
+// logging (the CLI reports server failures itself; MCPRT_LOG_LEVEL asks for more), the
+// trust hint, and `oauth` attached (it must outlive the host).
+native::NativeHostOptions cli_host_options(const GlobalOptions& options, CliOAuth& oauth);
+
 }  // namespace mcprt::cli

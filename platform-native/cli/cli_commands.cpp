@@ -204,15 +204,7 @@ struct Run {
 // needs-auth, reported with the command that signs in (`repl`: `/mcp auth <name>` too).
 std::unique_ptr<Run> start(const GlobalOptions& o, bool repl = false) {
   auto run = std::make_unique<Run>(CliOAuth::Settings{repl, true});
-  native::NativeHostOptions ho;
-  ho.cwd = o.cwd;
-  ho.config_file = o.config_path;
-  ho.use_cache = !o.no_cache;
-  // The CLI reports server failures itself; the log shows only errors unless
-  // MCPRT_LOG_LEVEL asks for more.
-  ho.log.level = LogLevel::error;
-  ho.trust_command = trust_command;
-  run->oauth.attach(ho);
+  native::NativeHostOptions ho = cli_host_options(o, run->oauth);
   Run* raw = run.get();
   ho.loader.on_status = [raw](const StatusEvent& e) { raw->progress.on_status(e); };
   if (can_prompt()) {
