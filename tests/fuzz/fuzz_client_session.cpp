@@ -140,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   topts.max_message_bytes = 1u << 20;
   mcprt::ClientOptions options;
   options.server_name = "fuzz";
-  options.roots_cwd = "/repo";
+  options.roots = roots_from_directories({"/repo"});
   options.logger = &log;
   options.max_list_pages = 8;
   options.on_notification = [](const std::string&, const json&) {};

@@ -24,7 +24,7 @@ class BlockingSessionTest : public ::testing::Test {
     co.server_name = name;
     co.connect_timeout = connect_timeout;
     co.logger = &log_;
-    co.roots_cwd = "/tmp";
+    co.roots = roots_from_directories({"/tmp"});
     co.on_close = [this](const Error& e) { closed_with_ = e; };
     co.on_notification = [this](const std::string& method, const json&) {
       notifications_.push_back(method);

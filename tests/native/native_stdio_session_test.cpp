@@ -316,7 +316,7 @@ TEST_F(StdioSession, ServerEverythingConnectsListsCallsEchoAndClosesInBoundedTim
   ClientOptions co;
   co.server_name = "everything";
   co.logger = &log_;
-  co.roots_cwd = "/tmp";
+  co.roots = roots_from_directories({"/tmp"});
   co.on_close = [this](const Error& e) { closed_with_ = e; };
   co.on_notification = [this](const std::string& method, const json&) {
     notifications_.push_back(method);

@@ -46,7 +46,7 @@ class ClientTest : public ::testing::Test {
     ClientOptions o;
     o.server_name = server_name;
     o.logger = &log;
-    o.roots_cwd = "/home/me/my project";
+    o.roots = roots_from_directories({"/home/me/my project"});
     o.connect_timeout = Millis(30000);
     o.request_timeout = Millis(30000);
     o.on_notification = [this](const std::string& method, const json& params) {
@@ -523,7 +523,7 @@ TEST_F(ClientTest, Client_AnswersRootsListWithTheCwdAsFileUri) {
 
 TEST_F(ClientTest, Client_AnswersRootsListWithNoRootsWithoutCwd) {
   ClientOptions o = make_options();
-  o.roots_cwd.clear();
+  o.roots = std::vector<Root>{};
   start_ready(o);
   server.request(1, "roots/list");
   ex.run_until_idle();

@@ -45,7 +45,7 @@ class HttpSessionTest : public ::testing::Test {
     ASSERT_TRUE(t.ok()) << t;
     ClientOptions co;
     co.server_name = "everything";
-    co.roots_cwd = "/work";
+    co.roots = roots_from_directories({"/work"});
     co.on_close = [this](const Error& e) { session_closes.push_back(e); };
     session = ClientSession::create(ex, std::move(t).value(), co);
     session->connect([this](Status s) { connected = std::move(s); });

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "mcprt/abort.hpp"
+#include "mcprt/input.hpp"
 #include "mcprt/jsonrpc.hpp"
 #include "mcprt/platform/executor.hpp"
 #include "mcprt/platform/logger.hpp"
@@ -37,11 +38,21 @@
 
 namespace mcprt {
 
-// Newest first. initialize offers the first; the server's answer must be one of these.
+// The initialize-era (stateful) versions, newest first. initialize offers the first; the
+// server's answer must be one of these.
 inline const std::vector<std::string>& supported_protocol_versions() {
   static const std::vector<std::string> v{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"};
   return v;
 }
+
+// The stateless versions (SPEC §14: no initialize, `_meta` on every request), newest first.
+inline const std::vector<std::string>& modern_protocol_versions() {
+  static const std::vector<std::string> v{"2026-07-28"};
+  return v;
+}
+
+// Whether `version` is one of modern_protocol_versions().
+bool is_modern_protocol_version(const std::string& version);
 
 struct ClientInfo {
   std::string name = "mcprt";
@@ -56,8 +67,24 @@ struct ClientOptions {
   Millis connect_timeout{30000};
   // Deadline of each tools/list page; 0 = none.
   Millis request_timeout{30000};
-  // Root answered to roots/list (an absolute path; empty = no roots).
-  std::string roots_cwd;
+  // Which wire (SPEC §14): "auto" probes for the 2026-07-28 wire and falls back to
+  // initialize; a modern version ("2026-07-28") speaks only that; "legacy" or a 2025-era
+  // version speaks only initialize (offering that version first).
+  std::string protocol = "auto";
+  // A stored verdict (the protocolVersion the server's cache entry holds): with "auto", a
+  // modern one connects without any probe or handshake request, a legacy one goes straight
+  // to initialize. Empty = none.
+  std::string prior_protocol_version;
+  // The transport is HTTP: modern requests carry the MCP-Protocol-Version / Mcp-Method /
+  // Mcp-Name / Mcp-Param-* headers, x-mcp-header annotations are enforced, and the probe
+  // classifies HTTP answers (§14). False (stdio, memory): `_meta` only.
+  bool http = false;
+  // stdio probe deadline (server/discover); an unanswered probe means legacy. 0 = none.
+  Millis probe_timeout{2000};
+  // The host's handlers for elicitation and sampling; capabilities follow what is set.
+  InputHandlers input;
+  // Roots answered to roots/list; nullopt = the roots capability is not declared.
+  std::optional<std::vector<Root>> roots;
   // Server notifications except notifications/progress (list_changed, message, ...).
   std::function<void(const std::string& method, const json& params)> on_notification;
   // The connection ended, for any reason (transport closed or failed, close() called, or
@@ -74,6 +101,12 @@ struct ServerInfo {
   json server_info;   // {name, version, ...}
   json capabilities;  // the server's capabilities object
   std::string instructions;
+  // The 2026-07-28 wire: no session, `_meta` on every request (is_modern_protocol_version).
+  bool modern = false;
+  // How the era was settled, for logs and benchmarks: "probe" (server/discover answered
+  // or a modern error), "prior" (the stored verdict), "pinned" (config), "fallback" (the
+  // probe said legacy), "initialize" (legacy without probe).
+  std::string era_source;
 };
 
 struct CallOptions {
@@ -81,6 +114,9 @@ struct CallOptions {
   Millis max_total_timeout{0};  // cap when progress keeps resetting the deadline
   AbortSignal signal;
   std::function<void(const json& progress_params)> on_progress;
+  // The tool's definition when the session has not listed it itself (a cached tool): the
+  // 2026-07-28 HTTP wire mirrors its x-mcp-header properties as Mcp-Param-* headers.
+  json tool_definition;
 };
 
 class ClientSession {

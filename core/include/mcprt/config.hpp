@@ -110,6 +110,18 @@ struct ServerConfig {
   std::vector<std::string> include_tools;    // names or '*' globs; empty = all
   std::vector<std::string> exclude_tools;    // exclude wins over include
   ReconnectPolicy reconnect;
+  // The wire (SPEC §14): "auto", "2026-07-28", "legacy" or a 2025-era version; empty =
+  // the host's default (auto).
+  std::string protocol;
+  // Roots answered to this server's roots/list (SPEC §3.4): unset = the host's roots;
+  // `false` in the config = declared=false (the capability is not offered); a list of
+  // directories (absolute, or relative to the config file's directory).
+  struct Roots {
+    bool declared = true;
+    std::vector<std::string> directories;
+    bool operator==(const Roots&) const = default;
+  };
+  std::optional<Roots> roots;
   AuthConfig auth;
   OAuthConfig oauth;  // http/sse only
 

@@ -57,6 +57,10 @@ struct RequestOptions {
   // Called with the `params` of each notifications/progress whose progressToken equals
   // this request's token. Setting it makes the peer add `_meta.progressToken` to params.
   std::function<void(const json& progress_params)> on_progress;
+  // Handed to Transport::send_with with the request (HTTP headers of the 2026-07-28 wire).
+  // A notifications/cancelled the peer sends for this request carries the same
+  // `stateless` flag (and no headers).
+  SendOptions send;
 };
 
 using ResponseCallback = std::function<void(Result<json>)>;
@@ -98,6 +102,7 @@ class RpcPeer {
                        ResponseCallback done);
   // Sends a notification (params null = none). Fails at once with not_connected after close.
   Status notify(const std::string& method, json params = nullptr);
+  Status notify(const std::string& method, json params, const SendOptions& send);
 
   // Closes the transport; pending requests fail once with ErrorCode::closed (at once,
   // posted), and Handlers::on_close fires when the transport reports it closed.

@@ -57,7 +57,14 @@ struct ManagerServices {
 
 struct ManagerOptions {
   ClientInfo client_info;
-  std::string cwd;                        // child cwd default and roots/list answer
+  std::string cwd;                        // child cwd default (and the default root)
+  // The host's input handlers (elicitation, sampling) for every server (SPEC §15).
+  InputHandlers input;
+  // The host's roots for servers whose config has no `roots`: nullopt = the session cwd
+  // (native); declared=false = no roots capability (the web build's default).
+  std::optional<ServerConfig::Roots> roots;
+  // Wire for servers whose config has no `protocol` (SPEC §14).
+  std::string protocol = "auto";
   Millis startup_gate{250};
   bool wait_for_uncached = true;          // false: the gate never waits; late tools arrive via on_tools_changed
   Millis default_timeout{30000};          // servers without `timeout` (connect + list)

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "mcprt/result.hpp"
 
@@ -44,6 +46,19 @@ struct TransportHandlers {
   std::function<void(const UnreadableMessage&)> on_unreadable;
 };
 
+// What the sender knows about one outgoing message beyond its JSON (SPEC §14). Only the
+// HTTP transports use it; the others ignore it.
+struct SendOptions {
+  // Extra HTTP request headers for this message's POST: on the 2026-07-28 wire
+  // MCP-Protocol-Version, Mcp-Method, Mcp-Name and Mcp-Param-* (already encoded by the
+  // session). Sent, like every protocol header, to the configured origin only.
+  std::vector<std::pair<std::string, std::string>> headers;
+  // The message belongs to the stateless 2026-07-28 wire: no session id, no GET stream, no
+  // DELETE, no resumption; a broken stream loses the request; a notifications/cancelled is
+  // not POSTed (the transport closes the request's stream instead).
+  bool stateless = false;
+};
+
 // All calls and handler invocations happen on the transport's executor; handlers never
 // run inside start()/send()/close().
 class Transport {
@@ -52,6 +67,12 @@ class Transport {
   virtual void start(TransportHandlers handlers) = 0;
   // Queues one message. Fails at once when closed.
   virtual Status send(const json& message) = 0;
+  // Queues one message with what the sender knows about it (SendOptions). Transports that
+  // have no use for it keep this default.
+  virtual Status send_with(const json& message, const SendOptions& options) {
+    (void)options;
+    return send(message);
+  }
   // Idempotent; on_close fires (once) when closing finished.
   virtual void close() = 0;
   // Human-readable extra context for error messages (e.g. a stderr tail). May be empty.

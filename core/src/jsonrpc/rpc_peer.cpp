@@ -32,6 +32,7 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
     AbortSignal signal;
     std::uint64_t abort_listener = 0;
     std::function<void(const json&)> on_progress;
+    bool stateless = false;  // RequestOptions::send.stateless, for its notifications/cancelled
   };
 
   Impl(Executor& ex, std::unique_ptr<Transport> t, Logger* l)
@@ -114,7 +115,7 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
     std::string message = "Request " + p.method + " timed out after " +
                           ms_text(p.deadline_is_total_cap ? p.max_total : p.timeout);
     if (p.deadline_is_total_cap && p.timeout > Millis(0)) message += " (maximum total time)";
-    send_cancelled(id, p.method, message);
+    send_cancelled(id, p, message);
     complete(id, Error::make(ErrorCode::timeout, message));
   }
 
@@ -126,16 +127,19 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
     const std::string& reason = p.signal.reason();
     std::string message = "Request " + p.method + " aborted";
     if (!reason.empty() && reason != "aborted") message += ": " + reason;
-    send_cancelled(id, p.method, reason.empty() ? "aborted" : reason);
+    send_cancelled(id, p, reason.empty() ? "aborted" : reason);
     complete(id, Error::make(ErrorCode::aborted, message));
   }
 
-  void send_cancelled(std::int64_t id, const std::string& method, const std::string& reason) {
+  void send_cancelled(std::int64_t id, const Pending& p, const std::string& reason) {
     // MCP: "The initialize request MUST NOT be cancelled by clients"; the session closes
     // the connection instead.
-    if (method == "initialize" || closed) return;
-    auto st = transport->send(
-        detail::make_notification(kCancelledMethod, {{"requestId", id}, {"reason", reason}}));
+    if (p.method == "initialize" || closed) return;
+    SendOptions send;
+    send.stateless = p.stateless;
+    auto st = transport->send_with(
+        detail::make_notification(kCancelledMethod, {{"requestId", id}, {"reason", reason}}),
+        send);
     if (!st) logger->debug("Could not send notifications/cancelled: " + st.error().describe());
   }
 
@@ -377,7 +381,9 @@ Result<json> RpcPeer::request(const std::string& method, json params, RequestOpt
     // The request id doubles as the progress token: unique per peer, and easy to route.
     meta["progressToken"] = id;
   }
-  if (auto st = d.transport->send(detail::make_request(id, method, std::move(params))); !st) {
+  if (auto st = d.transport->send_with(detail::make_request(id, method, std::move(params)),
+                                       options.send);
+      !st) {
     return std::move(st).error();
   }
   ++d.next_id;
@@ -391,6 +397,7 @@ Result<json> RpcPeer::request(const std::string& method, json params, RequestOpt
   p.max_total = options.max_total_timeout;
   p.sent_at = d.executor.now();
   p.on_progress = std::move(options.on_progress);
+  p.stateless = options.send.stateless;
   d.arm_deadline(id, p);
   p.signal = std::move(options.signal);
   p.abort_listener = p.signal.add_listener([weak = std::weak_ptr<Impl>(impl_), id] {
@@ -403,6 +410,12 @@ Status RpcPeer::notify(const std::string& method, json params) {
   Impl& d = *impl_;
   if (d.closed) return d.not_connected(method);
   return d.transport->send(detail::make_notification(method, std::move(params)));
+}
+
+Status RpcPeer::notify(const std::string& method, json params, const SendOptions& send) {
+  Impl& d = *impl_;
+  if (d.closed) return d.not_connected(method);
+  return d.transport->send_with(detail::make_notification(method, std::move(params)), send);
 }
 
 void RpcPeer::close() {

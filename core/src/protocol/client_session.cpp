@@ -31,6 +31,11 @@ LogLevel log_level_of(const std::string& mcp_level) {
 
 }  // namespace
 
+bool is_modern_protocol_version(const std::string& version) {
+  const auto& v = modern_protocol_versions();
+  return std::find(v.begin(), v.end(), version) != v.end();
+}
+
 struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   Impl(Executor& ex, std::unique_ptr<Transport> transport, ClientOptions opts)
       : executor(ex),
@@ -231,16 +236,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     }
   }
 
-  json roots() const {
-    json list = json::array();
-    std::string path = options.roots_cwd;
-    while (path.size() > 1 && (path.back() == '/' || path.back() == '\\')) path.pop_back();
-    if (!path.empty()) {
-      list.push_back(
-          {{"uri", detail::file_uri_from_path(path)}, {"name", detail::path_basename(path)}});
-    }
-    return {{"roots", std::move(list)}};
-  }
+  json roots() const { return roots_list_result(options.roots.value_or(std::vector<Root>{})); }
 
   void on_server_notification(const std::string& method, const json& params) {
     // Progress already reached the call it belongs to (RpcPeer routes it by token).

@@ -77,7 +77,7 @@ Result<std::shared_ptr<ClientSession>> connect_to_server(
   client.server_name = config.name;
   client.connect_timeout = effective_timeout(config, options);
   client.request_timeout = client.connect_timeout;
-  client.roots_cwd = options.cwd;
+  client.roots = roots_from_directories({options.cwd});
   client.on_notification = std::move(options.on_notification);
   client.on_close = std::move(options.on_close);
   client.logger = services.logger;
