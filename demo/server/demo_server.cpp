@@ -57,10 +57,32 @@ void log_line(std::string_view line) {
 void print_usage() {
   std::string text =
       "usage: mcprt-demo-server [--http PORT [--host HOST]] [--startup-delay-ms N]\n"
-      "                         [--verbose] [--quiet] [--version] [--help]\n"
+      "                         [--protocol legacy|2026|dual] [--ttl-ms N]\n"
+      "                         [--exit-on-early-request | --ignore-early-requests]\n"
+      "                         [--log-requests] [--verbose] [--quiet] [--version] [--help]\n"
       "\n"
       "A demo MCP server speaking newline-delimited JSON-RPC on stdin/stdout.\n"
       "Tools: echo, add, now, word_count, slow_task, fail.\n"
+      "  --protocol legacy|2026|dual\n"
+      "               legacy: MCP 2025-11-25 and older (initialize, sessions);\n"
+      "               2026: MCP 2026-07-28 only (stateless: server/discover, _meta on\n"
+      "               every request, input_required results, subscriptions/listen;\n"
+      "               initialize is -32601); dual: both on one connection or URL.\n"
+      "               Without this flag: legacy with the six tools above only. With it\n"
+      "               (any value) the test tools are listed too: ask_name (elicitation),\n"
+      "               ask_model (sampling), list_roots (roots), two_rounds (2026 only: two\n"
+      "               input rounds), toggle_tool (adds/removes the tool `bonus` and\n"
+      "               notifies), drop_listen (ends every listen stream abruptly),\n"
+      "               region_echo (argument `region` mirrored as Mcp-Param-Region)\n"
+      "  --ttl-ms N   ttlMs of 2026 server/discover and tools/list results (default 0)\n"
+      "  --exit-on-early-request\n"
+      "               legacy, stdio: exit(1) at once if the first request is not\n"
+      "               initialize (like servers that die on a probe)\n"
+      "  --ignore-early-requests\n"
+      "               legacy, stdio: never answer requests that come before initialize\n"
+      "  --log-requests\n"
+      "               one stderr line per request received, before any check, exactly\n"
+      "               \"[mcprt-demo-server] request <method>\" (also with --quiet)\n"
       "  --http PORT  serve Streamable HTTP at http://HOST:PORT/mcp instead of stdio\n"
       "               (0 = any free port; the real one is printed to stderr as\n"
       "               \"listening on http://...\"); stops on SIGINT/SIGTERM\n"
@@ -310,6 +332,11 @@ int main(int argc, char** argv) {
   std::string host = "127.0.0.1";
   bool host_given = false;
   int startup_delay_ms = 0;
+  bool protocol_given = false;
+  mcprt::demo::ProtocolMode protocol = mcprt::demo::ProtocolMode::legacy;
+  int ttl_ms = 0;
+  auto early = mcprt::demo::EarlyRequests::answer;
+  bool log_requests = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--verbose" || arg == "-v") {
@@ -338,6 +365,36 @@ int main(int argc, char** argv) {
         return 2;
       }
       ++i;
+    } else if (arg == "--protocol") {
+      const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";
+      if (value == "legacy") {
+        protocol = mcprt::demo::ProtocolMode::legacy;
+      } else if (value == "2026" || value == "2026-07-28") {
+        protocol = mcprt::demo::ProtocolMode::modern;
+      } else if (value == "dual") {
+        protocol = mcprt::demo::ProtocolMode::dual;
+      } else {
+        log_line("--protocol needs legacy, 2026 or dual (got \"" + std::string(value) + "\")");
+        return 2;
+      }
+      protocol_given = true;
+      ++i;
+    } else if (arg == "--ttl-ms") {
+      if (i + 1 >= argc || !parse_delay(argv[i + 1], ttl_ms)) {
+        log_line("--ttl-ms needs a number of milliseconds (0..600000)");
+        return 2;
+      }
+      ++i;
+    } else if (arg == "--exit-on-early-request" || arg == "--ignore-early-requests") {
+      const auto wanted = arg == "--exit-on-early-request" ? mcprt::demo::EarlyRequests::exit
+                                                           : mcprt::demo::EarlyRequests::ignore;
+      if (early != mcprt::demo::EarlyRequests::answer && early != wanted) {
+        log_line("--exit-on-early-request and --ignore-early-requests exclude each other");
+        return 2;
+      }
+      early = wanted;
+    } else if (arg == "--log-requests") {
+      log_requests = true;
     } else if (arg == "--help" || arg == "-h") {
       print_usage();
       return 0;
@@ -353,6 +410,25 @@ int main(int argc, char** argv) {
     log_line("--host needs --http PORT (see --help)");
     return 2;
   }
+  if (early != mcprt::demo::EarlyRequests::answer &&
+      (http_port >= 0 || protocol != mcprt::demo::ProtocolMode::legacy)) {
+    log_line("--exit-on-early-request and --ignore-early-requests need stdio and the legacy "
+             "protocol (see --help)");
+    return 2;
+  }
+  auto apply_protocol = [&](mcprt::demo::DemoServerOptions& o) {
+    o.protocol = protocol;
+    o.test_tools = protocol_given;
+    o.ttl_ms = ttl_ms;
+    o.early_requests = early;
+    o.exit_now = [] {
+      log_line("exit 1");
+      ::_exit(1);
+    };
+    if (log_requests) {
+      o.on_request = [](std::string_view method) { log_line("request " + std::string(method)); };
+    }
+  };
   if (http_port >= 0) {
     if (!mcprt::demo::is_loopback_host(host)) {
       log_line("refusing --host " + host +
@@ -366,6 +442,7 @@ int main(int argc, char** argv) {
     http.server.server_version = MCPRT_DEMO_VERSION;
     http.server.verbose = verbose && !quiet;
     http.server.startup_delay = std::chrono::milliseconds(startup_delay_ms);
+    apply_protocol(http.server);
     if (!quiet) http.server.log = log_line;
     if (!quiet) log_line(std::string("mcprt-demo-server ") + MCPRT_DEMO_VERSION + " starting (HTTP)");
     return run_http(std::move(http));
@@ -378,6 +455,7 @@ int main(int argc, char** argv) {
   options.server_version = MCPRT_DEMO_VERSION;
   options.verbose = verbose && !quiet;
   options.startup_delay = std::chrono::milliseconds(startup_delay_ms);
+  apply_protocol(options);
   if (!quiet) options.log = log_line;
   DemoServer server(timers, options);
   StdioLoop loop(server, timers);

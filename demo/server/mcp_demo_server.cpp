@@ -1,11 +1,13 @@
 #include "mcp_demo_server.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <limits>
 #include <memory>
+#include <random>
 #include <utility>
 
 namespace mcprt::demo {
@@ -15,6 +17,9 @@ constexpr int kParseError = -32700;
 constexpr int kInvalidRequest = -32600;
 constexpr int kMethodNotFound = -32601;
 constexpr int kInvalidParams = -32602;
+
+// Bounds the issued-but-unused requestStates (a client that never retries).
+constexpr std::size_t kMaxIssuedStates = 4096;
 
 constexpr int kSlowTaskDefaultSteps = 5;
 constexpr int kSlowTaskDefaultIntervalMs = 100;
@@ -112,12 +117,188 @@ json object_schema(json properties, json required) {
   return s;
 }
 
+json test_tool_definitions(bool modern, bool bonus) {
+  const json annotations{{"readOnlyHint", true}, {"openWorldHint", false}};
+  json tools = json::array();
+  tools.push_back({
+      {"name", "ask_name"},
+      {"title", "Ask for a name"},
+      {"description",
+       "Asks the user for their name with a form (elicitation) and greets them. Needs the "
+       "client's elicitation capability."},
+      {"inputSchema", object_schema(json::object(), json::array())},
+      {"annotations", annotations},
+  });
+  tools.push_back({
+      {"name", "ask_model"},
+      {"title", "Ask the client's model"},
+      {"description",
+       "Asks the client's model to \"Say hello\" (sampling) and returns its text. Needs the "
+       "client's sampling capability."},
+      {"inputSchema", object_schema(json::object(), json::array())},
+      {"annotations", annotations},
+  });
+  tools.push_back({
+      {"name", "list_roots"},
+      {"title", "List the client's roots"},
+      {"description", "Asks the client for its roots and returns them as JSON text."},
+      {"inputSchema", object_schema(json::object(), json::array())},
+      {"annotations", annotations},
+  });
+  if (modern) {
+    tools.push_back({
+        {"name", "two_rounds"},
+        {"title", "Two questions"},
+        {"description",
+         "Asks two questions in two input rounds (a new requestState each round), then "
+         "answers with both."},
+        {"inputSchema", object_schema(json::object(), json::array())},
+        {"annotations", annotations},
+    });
+  }
+  tools.push_back({
+      {"name", "toggle_tool"},
+      {"title", "Toggle the bonus tool"},
+      {"description",
+       "Adds the tool `bonus` to the list, or removes it, and tells every listener that the "
+       "tool list changed."},
+      {"inputSchema", object_schema(json::object(), json::array())},
+      {"annotations", {{"readOnlyHint", false}, {"openWorldHint", false}}},
+  });
+  tools.push_back({
+      {"name", "drop_listen"},
+      {"title", "Drop every listen stream"},
+      {"description",
+       "Ends every subscriptions/listen stream abruptly (HTTP: the response closes without a "
+       "result; stdio: notifications/cancelled for the listen id)."},
+      {"inputSchema", object_schema(json::object(), json::array())},
+      {"annotations", {{"readOnlyHint", false}, {"openWorldHint", false}}},
+  });
+  tools.push_back({
+      {"name", "region_echo"},
+      {"title", "Region echo"},
+      {"description",
+       "Returns \"region=<region>\". Over HTTP (2026-07-28) the argument must also arrive "
+       "as the Mcp-Param-Region header."},
+      {"inputSchema",
+       object_schema({{"region",
+                       {{"type", "string"},
+                        {"x-mcp-header", "Region"},
+                        {"description", "Any text; mirrored in the Mcp-Param-Region header."}}}},
+                     {"region"})},
+      {"annotations", annotations},
+  });
+  if (bonus) {
+    tools.push_back({
+        {"name", "bonus"},
+        {"title", "Bonus"},
+        {"description", "Listed only while toggle_tool has it on. Returns \"bonus\"."},
+        {"inputSchema", object_schema(json::object(), json::array())},
+        {"annotations", annotations},
+    });
+  }
+  return tools;
+}
+
+// The member `key` of a JSON object, or null.
+const json& member(const json& j, const char* key) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
+// True when `capabilities` (ClientCapabilities) declares `name` (any non-null value: an
+// empty object declares it).
+bool declares(const json& capabilities, const std::string& name) {
+  const json& c = member(capabilities, name.c_str());
+  return !c.is_null() && !(c.is_boolean() && !c.get<bool>());
+}
+
+std::string random_suffix() {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::random_device rd;
+  std::string out;
+  for (int i = 0; i < 16; ++i) out.push_back(kHex[rd() & 0xFu]);
+  return out;
+}
+
+// The text of a sampling result's content (an object, or an array of blocks).
+std::string sampled_text(const json& result) {
+  const json& content = member(result, "content");
+  auto text_of = [](const json& block) -> std::string {
+    if (member(block, "type") == "text" && member(block, "text").is_string()) {
+      return member(block, "text").get<std::string>();
+    }
+    return {};
+  };
+  if (content.is_object()) return text_of(content);
+  if (content.is_array()) {
+    for (const auto& block : content) {
+      if (auto t = text_of(block); !t.empty()) return t;
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 DemoServer::DemoServer(Scheduler& scheduler, DemoServerOptions options)
-    : scheduler_(scheduler), options_(std::move(options)) {}
+    : scheduler_(scheduler), options_(std::move(options)), shared_(options_.shared) {
+  if (!shared_) shared_ = std::make_shared<DemoShared>();
+}
 
-DemoServer::~DemoServer() { cancel_all(); }
+DemoServer::~DemoServer() {
+  cancel_all();
+  remove_listens();
+}
+
+json DemoServer::listed_tools(bool modern) const {
+  json tools = tool_definitions();
+  if (options_.test_tools) {
+    for (auto& t : test_tool_definitions(modern, shared_->bonus)) tools.push_back(std::move(t));
+  }
+  for (const ExtraTool& t : options_.extra_tools) tools.push_back(t.definition);
+  return tools;
+}
+
+bool DemoServer::is_modern_request(ProtocolMode mode, const json& message) {
+  if (mode == ProtocolMode::modern) return true;
+  if (mode == ProtocolMode::legacy) return false;
+  const json& method = member(message, "method");
+  if (method == "server/discover" || method == "subscriptions/listen") return true;
+  const json& meta = member(member(message, "params"), "_meta");
+  return meta.is_object() && meta.contains(kMetaProtocolVersion);
+}
+
+std::optional<DemoServer::Refusal> DemoServer::check_modern(const std::string& method,
+                                                            const json& params) {
+  if (method != "server/discover" && method != "tools/list" && method != "tools/call" &&
+      method != "subscriptions/listen") {
+    return Refusal{kMethodNotFound, "Method not found: " + method, nullptr};
+  }
+  const json& meta = member(params, "_meta");
+  const json& version = member(meta, kMetaProtocolVersion);
+  if (!version.is_string()) {
+    return Refusal{kInvalidParams,
+                   std::string("Invalid params: params._meta[\"") + kMetaProtocolVersion +
+                       "\"] must be a string (every 2026-07-28 request carries it)",
+                   nullptr};
+  }
+  if (!member(meta, kMetaClientCapabilities).is_object()) {
+    return Refusal{kInvalidParams,
+                   std::string("Invalid params: params._meta[\"") + kMetaClientCapabilities +
+                       "\"] must be an object (every 2026-07-28 request carries it)",
+                   nullptr};
+  }
+  if (version != kModernProtocolVersion) {
+    return Refusal{kUnsupportedProtocolVersion,
+                   "Unsupported protocol version " + version.get<std::string>(),
+                   json{{"supported", json::array({kModernProtocolVersion})},
+                        {"requested", version}}};
+  }
+  return std::nullopt;
+}
 
 json DemoServer::tool_definitions() {
   json tools = json::array();
@@ -214,7 +395,7 @@ void DemoServer::handle_text(std::string_view text, const Send& send) {
   handle(message, send);
 }
 
-void DemoServer::handle(const json& message, const Send& send) {
+void DemoServer::handle(const json& message, const Send& send, const Close& close) {
   if (options_.verbose) log("<- " + preview(to_text(message)));
   if (message.is_array()) {
     reply_error(send, nullptr, kInvalidRequest, "Invalid Request: batches are not supported");
@@ -234,8 +415,7 @@ void DemoServer::handle(const json& message, const Send& send) {
   const auto method = message.find("method");
   if (method == message.end()) {
     if (id != message.end() && (message.contains("result") || message.contains("error"))) {
-      // This server never sends requests, so no response can be expected.
-      log("ignoring a response with id " + to_text(*id) + ": no request of ours has that id");
+      handle_response(message);
       return;
     }
     reply_error(send, reply_id, kInvalidRequest, "Invalid Request: no \"method\"");
@@ -263,16 +443,91 @@ void DemoServer::handle(const json& message, const Send& send) {
                 "Invalid Request: \"id\" must be a string or an integer");
     return;
   }
-  handle_request(*id, name, params, send);
+  handle_request(*id, name, params, send, close);
 }
 
 void DemoServer::handle_request(const json& id, const std::string& method, const json& params,
-                                const Send& send) {
+                                const Send& send, const Close& close) {
+  if (options_.on_request) options_.on_request(method);
+  const json request{{"method", method}, {"params", params}};
+  if (is_modern_request(options_.protocol, request)) {
+    return handle_modern(id, method, params, send, close);
+  }
+  if (options_.protocol == ProtocolMode::legacy && !session_started_ && method != "initialize") {
+    if (options_.early_requests == EarlyRequests::exit) {
+      log("exiting: the first request was " + method + ", not initialize (--exit-on-early-request)");
+      if (options_.exit_now) options_.exit_now();
+      std::_Exit(1);
+    }
+    if (options_.early_requests == EarlyRequests::ignore) {
+      log("not answering " + method + " " + to_text(id) +
+          ": it came before initialize (--ignore-early-requests)");
+      return;
+    }
+  }
   if (method == "initialize") return on_initialize(id, params, send);
   if (method == "ping") return reply(send, id, json::object());
-  if (method == "tools/list") return on_tools_list(id, params, send);
-  if (method == "tools/call") return on_tools_call(id, params, send);
+  if (method == "tools/list") return on_tools_list(id, params, send, false);
+  if (method == "tools/call") return on_tools_call(id, params, send, false);
   reply_error(send, id, kMethodNotFound, "Method not found: " + method);
+}
+
+void DemoServer::handle_modern(const json& id, const std::string& method, const json& params,
+                               const Send& send, const Close& close) {
+  if (auto refusal = check_modern(method, params)) {
+    return reply_error(send, id, refusal->code, std::move(refusal->message),
+                       std::move(refusal->data));
+  }
+  if (method == "server/discover") {
+    return reply(send, id,
+                 json{{"resultType", "complete"},
+                      {"supportedVersions", json::array({kModernProtocolVersion})},
+                      {"capabilities", {{"tools", {{"listChanged", true}}}}},
+                      {"_meta",
+                       {{kMetaServerInfo,
+                         {{"name", options_.server_name},
+                          {"title", "mcprt demo server"},
+                          {"version", options_.server_version}}}}},
+                      {"ttlMs", options_.ttl_ms},
+                      {"cacheScope", "public"}});
+  }
+  if (method == "tools/list") return on_tools_list(id, params, send, true);
+  if (method == "tools/call") return on_tools_call(id, params, send, true);
+  on_listen(id, params, send, close);  // check_modern let only subscriptions/listen through
+}
+
+void DemoServer::handle_response(const json& message) {
+  const json& id = message["id"];
+  auto it = id.is_string() ? outgoing_.find(id.get<std::string>()) : outgoing_.end();
+  if (it == outgoing_.end()) {
+    log("ignoring a response with id " + to_text(id) + ": no request of ours has that id");
+    return;
+  }
+  Outgoing out = std::move(it->second);
+  outgoing_.erase(it);
+  if (auto error = message.find("error"); error != message.end()) {
+    const json& code = member(*error, "code");
+    const json& text = member(*error, "message");
+    return reply(out.send, out.call_id,
+                 tool_error("the client answered " + out.method + " with error " +
+                            (code.is_number_integer() ? code.dump() : std::string("?")) +
+                            (text.is_string() ? ": " + text.get<std::string>() : std::string())));
+  }
+  Step step = input_step(out.tool, out.round, out.data, message["result"]);
+  if (!step.ask) return reply(out.send, out.call_id, std::move(step.result));
+  if (!declares(client_capabilities_, step.ask->capability)) {
+    return reply(out.send, out.call_id,
+                 tool_error("the client does not support " + step.ask->capability));
+  }
+  const std::string our_id = "mcprt-demo-" + std::to_string(next_outgoing_id_++);
+  emit(out.send, json{{"jsonrpc", "2.0"},
+                      {"id", our_id},
+                      {"method", step.ask->method},
+                      {"params", step.ask->params}});
+  out.method = step.ask->method;
+  out.round += 1;
+  out.data = std::move(step.data);
+  outgoing_.emplace(our_id, std::move(out));
 }
 
 void DemoServer::handle_notification(const std::string& method, const json& params) {
@@ -318,17 +573,25 @@ void DemoServer::on_initialize(const json& id, const json& params, const Send& s
   if (!protocol_version_.empty()) log("initialize received again; starting over");
   protocol_version_ = agreed;
   initialized_ = false;
+  session_started_ = true;
+  client_capabilities_ = member(params, "capabilities").is_object() ? params["capabilities"]
+                                                                      : json::object();
   log("initialize from " + (client_name_.empty() ? std::string("unnamed client") : client_name_) +
       ": asked " + wanted + ", agreed " + agreed);
   json result{{"protocolVersion", agreed},
-             {"capabilities", {{"tools", {{"listChanged", false}}}}},
+             {"capabilities", {{"tools", {{"listChanged", options_.test_tools}}}}},
              {"serverInfo",
               {{"name", options_.server_name},
                {"title", "mcprt demo server"},
                {"version", options_.server_version}}},
              {"instructions",
-              "A demo server for mcprt. Tools: echo, add, now, word_count, slow_task "
-              "(progress and cancellation), fail (always a tool error)."}};
+              options_.test_tools
+                  ? "A demo server for mcprt. Tools: echo, add, now, word_count, slow_task "
+                    "(progress and cancellation), fail (always a tool error), and the test "
+                    "tools ask_name, ask_model, list_roots, toggle_tool, drop_listen, "
+                    "region_echo."
+                  : "A demo server for mcprt. Tools: echo, add, now, word_count, slow_task "
+                    "(progress and cancellation), fail (always a tool error)."}};
   if (options_.startup_delay.count() <= 0) return reply(send, id, std::move(result));
   // The Send must stay callable until the timer runs: cancel_all() drops the timer with
   // the rest of the pending work.
@@ -343,7 +606,8 @@ void DemoServer::on_initialize(const json& id, const json& params, const Send& s
   delayed_initialize_.emplace(*timer, send);
 }
 
-void DemoServer::on_tools_list(const json& id, const json& params, const Send& send) {
+void DemoServer::on_tools_list(const json& id, const json& params, const Send& send,
+                               bool modern) {
   if (!params.is_null() && !params.is_object()) {
     return reply_error(send, id, kInvalidParams, "Invalid params: expected an object");
   }
@@ -354,12 +618,17 @@ void DemoServer::on_tools_list(const json& id, const json& params, const Send& s
       return reply_error(send, id, kInvalidParams, "Invalid params: unknown cursor");
     }
   }
-  json tools = tool_definitions();
-  for (const ExtraTool& t : options_.extra_tools) tools.push_back(t.definition);
-  reply(send, id, json{{"tools", std::move(tools)}});
+  json result{{"tools", listed_tools(modern)}};
+  if (modern) {
+    result["resultType"] = "complete";
+    result["ttlMs"] = options_.ttl_ms;
+    result["cacheScope"] = "public";
+  }
+  reply(send, id, std::move(result));
 }
 
-void DemoServer::on_tools_call(const json& id, const json& params, const Send& send) {
+void DemoServer::on_tools_call(const json& id, const json& params, const Send& send,
+                               bool modern) {
   if (!params.is_object()) {
     return reply_error(send, id, kInvalidParams, "Invalid params: tools/call needs an object");
   }
@@ -384,16 +653,17 @@ void DemoServer::on_tools_call(const json& id, const json& params, const Send& s
     }
   }
 
+  auto answer = [&](json result) { reply_result(send, id, std::move(result), modern); };
   // Bad arguments are tool execution errors (isError), not protocol errors, so that a
   // model sees what was wrong and can retry (MCP 2025-11-25, "Error Handling").
   auto invalid = [&](const std::string& why) {
-    reply(send, id, tool_error("Invalid arguments for tool \"" + name + "\": " + why));
+    answer(tool_error("Invalid arguments for tool \"" + name + "\": " + why));
   };
 
   if (name == "echo") {
     auto m = args.find("message");
     if (m == args.end() || !m->is_string()) return invalid("\"message\" must be a string");
-    return reply(send, id, json{{"content", text_content(m->get<std::string>())}});
+    return answer(json{{"content", text_content(m->get<std::string>())}});
   }
   if (name == "add") {
     auto a = args.find("a");
@@ -446,36 +716,292 @@ void DemoServer::on_tools_call(const json& id, const json& params, const Send& s
                       {"structuredContent",
                        {{"words", c.words}, {"lines", c.lines}, {"chars", c.chars}}}});
   }
-  if (name == "slow_task") return start_slow_task(id, args, progress_token, send);
+  if (name == "slow_task") return start_slow_task(id, args, progress_token, send, modern);
+  if (options_.test_tools) {
+    if (is_input_tool(name, modern)) return call_input_tool(id, name, params, send, modern);
+    if (name == "toggle_tool") return toggle_bonus(id, send, modern);
+    if (name == "drop_listen") return drop_listens(id, send, modern);
+    if (name == "region_echo") {
+      auto r = args.find("region");
+      if (r == args.end() || !r->is_string()) return invalid("\"region\" must be a string");
+      return answer(json{{"content", text_content("region=" + r->get<std::string>())}});
+    }
+    if (name == "bonus" && shared_->bonus) return answer(json{{"content", text_content("bonus")}});
+  }
   if (name == "fail") {
     std::string message = "The fail tool always fails.";
     if (auto m = args.find("message"); m != args.end() && !m->is_null()) {
       if (!m->is_string()) return invalid("\"message\" must be a string");
       message = m->get<std::string>();
     }
-    return reply(send, id, tool_error(std::move(message)));
+    return answer(tool_error(std::move(message)));
   }
   for (const ExtraTool& t : options_.extra_tools) {
     if (t.call && t.definition.value("name", std::string()) == name) {
-      return reply(send, id, t.call(args));
+      return answer(t.call(args));
     }
   }
   reply_error(send, id, kInvalidParams, "Unknown tool: " + name);
 }
 
+void DemoServer::on_listen(const json& id, const json& params, const Send& send,
+                           const Close& close) {
+  const json& wanted = member(params, "notifications");
+  if (!wanted.is_null() && !wanted.is_object()) {
+    return reply_error(send, id, kInvalidParams,
+                       "Invalid params: \"notifications\" must be an object");
+  }
+  // Only tool list changes exist here; everything else asked for is left out of the
+  // acknowledged subset.
+  const bool tools = member(wanted, "toolsListChanged") == true;
+  json honoured = json::object();
+  if (tools) honoured["toolsListChanged"] = true;
+  DemoShared::Listener listener;
+  listener.owner = this;
+  listener.id = id;
+  listener.tools = tools;
+  listener.send = send;
+  listener.close = close;
+  shared_->listeners.emplace(shared_->next_listener++, std::move(listener));
+  log("listen " + to_text(id) + " open: " + to_text(honoured));
+  emit(send, json{{"jsonrpc", "2.0"},
+                  {"method", "notifications/subscriptions/acknowledged"},
+                  {"params", {{"notifications", honoured}, {"_meta", {{kMetaSubscriptionId, id}}}}}});
+}
+
+bool DemoServer::is_input_tool(const std::string& name, bool modern) const {
+  return name == "ask_name" || name == "ask_model" || name == "list_roots" ||
+         (modern && name == "two_rounds");
+}
+
+void DemoServer::call_input_tool(const json& id, const std::string& name, const json& params,
+                                 const Send& send, bool modern) {
+  auto fail = [&](std::string why) { reply_result(send, id, tool_error(std::move(why)), modern); };
+  if (!modern) {
+    Step step = input_step(name, 0, nullptr, nullptr);
+    if (!step.ask) return reply(send, id, std::move(step.result));
+    if (!declares(client_capabilities_, step.ask->capability)) {
+      return fail("the client does not support " + step.ask->capability);
+    }
+    const std::string our_id = "mcprt-demo-" + std::to_string(next_outgoing_id_++);
+    log(name + " " + to_text(id) + ": asking the client " + step.ask->method + " (" + our_id + ")");
+    emit(send, json{{"jsonrpc", "2.0"},
+                    {"id", our_id},
+                    {"method", step.ask->method},
+                    {"params", step.ask->params}});
+    outgoing_.emplace(our_id, Outgoing{id, name, step.ask->method, 1, std::move(step.data), send});
+    return;
+  }
+  const json& capabilities = member(member(params, "_meta"), kMetaClientCapabilities);
+  const json& state = member(params, "requestState");
+  const json& responses = member(params, "inputResponses");
+  Step step;
+  int round = 0;
+  if (!state.is_null()) {
+    if (!state.is_string()) return fail("\"requestState\" must be a string");
+    auto it = shared_->states.find(state.get<std::string>());
+    if (it == shared_->states.end()) {
+      return fail("requestState \"" + state.get<std::string>() +
+                  "\" was not issued by this server, or was already used");
+    }
+    DemoShared::IssuedState issued = std::move(it->second);
+    shared_->states.erase(it);  // single use: a replay of the same state is refused
+    auto& order = shared_->state_order;
+    order.erase(std::remove(order.begin(), order.end(), state.get<std::string>()), order.end());
+    if (issued.tool != name) {
+      return fail("requestState \"" + state.get<std::string>() + "\" belongs to tool " +
+                  issued.tool + ", not " + name);
+    }
+    const json& answer = member(responses, issued.key.c_str());
+    if (!answer.is_object()) {
+      return fail("the retry has no inputResponses[\"" + issued.key + "\"] object");
+    }
+    round = issued.round;
+    step = input_step(name, issued.round, issued.data, answer);
+  } else {
+    if (!responses.is_null()) {
+      return fail("inputResponses came without the requestState this server issued");
+    }
+    step = input_step(name, 0, nullptr, nullptr);
+  }
+  if (!step.ask) return reply_result(send, id, std::move(step.result), true);
+  if (!declares(capabilities, step.ask->capability)) {
+    return fail("the client does not support " + step.ask->capability);
+  }
+  const std::string token =
+      "demo-rs-" + std::to_string(shared_->next_state++) + "-" + random_suffix();
+  shared_->states.emplace(token, DemoShared::IssuedState{name, step.ask->key, round + 1,
+                                                         std::move(step.data)});
+  shared_->state_order.push_back(token);
+  while (shared_->state_order.size() > kMaxIssuedStates) {
+    shared_->states.erase(shared_->state_order.front());
+    shared_->state_order.erase(shared_->state_order.begin());
+  }
+  log(name + " " + to_text(id) + ": input_required " + step.ask->method + " (round " +
+      std::to_string(round + 1) + ")");
+  reply(send, id,
+        json{{"resultType", "input_required"},
+             {"inputRequests",
+              {{step.ask->key, {{"method", step.ask->method}, {"params", step.ask->params}}}}},
+             {"requestState", token}});
+}
+
+DemoServer::Step DemoServer::input_step(const std::string& tool, int round, const json& data,
+                                        const json& answer) const {
+  Step step;
+  auto ask = [&](std::string key, std::string method, json params, std::string capability) {
+    step.ask = Ask{std::move(key), std::move(method), std::move(params), std::move(capability)};
+    return step;
+  };
+  auto done = [&](json result) {
+    step.result = std::move(result);
+    return step;
+  };
+  auto form = [](std::string message, json schema) {
+    return json{{"message", std::move(message)}, {"requestedSchema", std::move(schema)}};
+  };
+  const std::string action = member(answer, "action").is_string()
+                                 ? member(answer, "action").get<std::string>()
+                                 : std::string();
+  const json& content = member(answer, "content");
+  auto not_accepted = [&](const std::string& what) -> std::optional<json> {
+    if (action == "accept") return std::nullopt;
+    if (action == "decline") return json{{"content", text_content(what + " (declined).")}};
+    if (action == "cancel") return json{{"content", text_content(what + " (cancelled).")}};
+    return tool_error("the elicitation answer has no valid \"action\" (accept, decline or "
+                      "cancel): " + to_text(answer));
+  };
+  if (tool == "ask_name") {
+    if (round == 0) {
+      return ask("name", "elicitation/create",
+                 form("What is your name?",
+                      {{"type", "object"},
+                       {"properties",
+                        {{"name", {{"type", "string"}, {"title", "Name"}, {"default", "World"}}},
+                         {"excited", {{"type", "boolean"}, {"default", false}}}}},
+                       {"required", json::array({"name"})}}),
+                 "elicitation");
+    }
+    if (auto other = not_accepted("No name given")) return done(std::move(*other));
+    const json& name = member(content, "name");
+    if (!name.is_string()) {
+      return done(tool_error("the accepted elicitation answer has no string \"name\": " +
+                             to_text(answer)));
+    }
+    const bool excited = member(content, "excited") == true;
+    return done(json{{"content", text_content("Hello, " + name.get<std::string>() + "!" +
+                                              (excited ? "!" : ""))}});
+  }
+  if (tool == "ask_model") {
+    if (round == 0) {
+      return ask("model", "sampling/createMessage",
+                 json{{"messages",
+                       json::array({{{"role", "user"},
+                                     {"content", {{"type", "text"}, {"text", "Say hello"}}}}})},
+                      {"maxTokens", 50}},
+                 "sampling");
+    }
+    const std::string text = sampled_text(answer);
+    if (text.empty()) {
+      return done(tool_error("the sampling answer has no text content: " + to_text(answer)));
+    }
+    return done(json{{"content", text_content(text)}});
+  }
+  if (tool == "list_roots") {
+    if (round == 0) return ask("roots", "roots/list", json::object(), "roots");
+    const json& roots = member(answer, "roots");
+    if (!roots.is_array()) {
+      return done(tool_error("the roots/list answer has no \"roots\" array: " + to_text(answer)));
+    }
+    return done(json{{"content", text_content(to_text(roots))}});
+  }
+  // two_rounds
+  const json word_schema{{"type", "object"},
+                         {"properties", {{"answer", {{"type", "string"}, {"title", "Answer"}}}}},
+                         {"required", json::array({"answer"})}};
+  if (round == 0) {
+    return ask("first", "elicitation/create", form("First question: say a word.", word_schema),
+               "elicitation");
+  }
+  if (auto other = not_accepted("two_rounds: no answer at round " + std::to_string(round))) {
+    return done(std::move(*other));
+  }
+  const json& word = member(content, "answer");
+  if (!word.is_string()) {
+    return done(tool_error("the accepted elicitation answer has no string \"answer\": " +
+                           to_text(answer)));
+  }
+  if (round == 1) {
+    step.data = json{{"first", word}};
+    return ask("second", "elicitation/create", form("Second question: say another word.", word_schema),
+               "elicitation");
+  }
+  const json& first = member(data, "first");
+  return done(json{{"content", text_content("first=" + (first.is_string() ? first.get<std::string>()
+                                                                          : std::string()) +
+                                            ", second=" + word.get<std::string>())}});
+}
+
+void DemoServer::toggle_bonus(const json& id, const Send& send, bool modern) {
+  shared_->bonus = !shared_->bonus;
+  std::size_t told = 0;
+  for (auto& [n, listener] : shared_->listeners) {
+    if (!listener.tools) continue;
+    emit(listener.send, json{{"jsonrpc", "2.0"},
+                             {"method", "notifications/tools/list_changed"},
+                             {"params", {{"_meta", {{kMetaSubscriptionId, listener.id}}}}}});
+    ++told;
+  }
+  // A 2025 connection learns it on its own channel (before the result, so a client has it
+  // by the time the call returns).
+  if (!modern || session_started_) {
+    emit(send, json{{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}});
+  }
+  log(std::string("toggle_tool: bonus ") + (shared_->bonus ? "added" : "removed") + ", " +
+      std::to_string(told) + " listen stream(s) told");
+  reply_result(send, id,
+               json{{"content",
+                     text_content(shared_->bonus ? "bonus tool added" : "bonus tool removed")}},
+               modern);
+}
+
+void DemoServer::drop_listens(const json& id, const Send& send, bool modern) {
+  std::map<std::uint64_t, DemoShared::Listener> dropped;
+  dropped.swap(shared_->listeners);
+  for (auto& [n, listener] : dropped) {
+    if (listener.close) {
+      listener.close();
+    } else {
+      emit(listener.send, json{{"jsonrpc", "2.0"},
+                               {"method", "notifications/cancelled"},
+                               {"params",
+                                {{"requestId", listener.id},
+                                 {"reason", "drop_listen: the server ended this stream"}}}});
+    }
+  }
+  log("drop_listen: ended " + std::to_string(dropped.size()) + " listen stream(s)");
+  reply_result(send, id,
+               json{{"content", text_content("dropped " + std::to_string(dropped.size()) +
+                                             " listen stream(s)")}},
+               modern);
+}
+
 void DemoServer::start_slow_task(const json& id, const json& args, const json& progress_token,
-                                 const Send& send) {
+                                 const Send& send, bool modern) {
   Task task;
   if (auto err = read_int_arg(args, "steps", 1, kSlowTaskMaxSteps, kSlowTaskDefaultSteps,
                               task.steps);
       !err.empty()) {
-    return reply(send, id, tool_error("Invalid arguments for tool \"slow_task\": " + err));
+    return reply_result(send, id,
+                        tool_error("Invalid arguments for tool \"slow_task\": " + err), modern);
   }
   if (auto err = read_int_arg(args, "interval_ms", 0, kSlowTaskMaxIntervalMs,
                               kSlowTaskDefaultIntervalMs, task.interval_ms);
       !err.empty()) {
-    return reply(send, id, tool_error("Invalid arguments for tool \"slow_task\": " + err));
+    return reply_result(send, id,
+                        tool_error("Invalid arguments for tool \"slow_task\": " + err), modern);
   }
+  task.modern = modern;
   task.request_id = id;
   task.progress_token = progress_token;
   task.send = send;
@@ -512,12 +1038,13 @@ void DemoServer::step_slow_task(std::uint64_t task_id) {
   Task finished = std::move(task);
   tasks_.erase(it);
   log("slow_task " + to_text(finished.request_id) + " finished");
-  reply(finished.send, finished.request_id,
-        json{{"content", text_content("slow_task completed " + std::to_string(finished.steps) +
-                                      " steps of " + std::to_string(finished.interval_ms) +
-                                      " ms")},
-             {"structuredContent",
-              {{"steps", finished.steps}, {"interval_ms", finished.interval_ms}}}});
+  reply_result(finished.send, finished.request_id,
+               json{{"content", text_content("slow_task completed " +
+                                             std::to_string(finished.steps) + " steps of " +
+                                             std::to_string(finished.interval_ms) + " ms")},
+                    {"structuredContent",
+                     {{"steps", finished.steps}, {"interval_ms", finished.interval_ms}}}},
+               finished.modern);
 }
 
 void DemoServer::cancel_request(const json& request_id, const std::string& reason) {
@@ -529,6 +1056,25 @@ void DemoServer::cancel_request(const json& request_id, const std::string& reaso
           std::to_string(it->second.done) + " of " + std::to_string(it->second.steps) +
           " steps" + (reason.empty() ? std::string() : ": " + reason));
       it = tasks_.erase(it);
+      found = true;
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = outgoing_.begin(); it != outgoing_.end();) {
+    if (it->second.call_id == request_id) {
+      log(it->second.tool + " " + to_text(request_id) + " cancelled while waiting for " +
+          it->second.method);
+      it = outgoing_.erase(it);
+      found = true;
+    } else {
+      ++it;
+    }
+  }
+  for (auto it = shared_->listeners.begin(); it != shared_->listeners.end();) {
+    if (it->second.owner == this && it->second.id == request_id) {
+      log("listen " + to_text(request_id) + " closed by the client");
+      it = shared_->listeners.erase(it);
       found = true;
     } else {
       ++it;
@@ -549,17 +1095,32 @@ void DemoServer::cancel_all() {
   }
   if (!tasks_.empty()) log("stopped " + std::to_string(tasks_.size()) + " running task(s)");
   tasks_.clear();
+  outgoing_.clear();
+}
+
+void DemoServer::remove_listens() {
+  for (auto it = shared_->listeners.begin(); it != shared_->listeners.end();) {
+    it = it->second.owner == this ? shared_->listeners.erase(it) : std::next(it);
+  }
 }
 
 void DemoServer::reply(const Send& send, const json& id, json result) {
   emit(send, json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}});
 }
 
-void DemoServer::reply_error(const Send& send, const json& id, int code, std::string message) {
+void DemoServer::reply_result(const Send& send, const json& id, json result, bool modern) {
+  if (modern && result.is_object() && !result.contains("resultType")) {
+    result["resultType"] = "complete";
+  }
+  reply(send, id, std::move(result));
+}
+
+void DemoServer::reply_error(const Send& send, const json& id, int code, std::string message,
+                             json data) {
   if (!options_.verbose) log("error " + std::to_string(code) + ": " + message);
-  emit(send, json{{"jsonrpc", "2.0"},
-                  {"id", id},
-                  {"error", {{"code", code}, {"message", std::move(message)}}}});
+  json error{{"code", code}, {"message", std::move(message)}};
+  if (!data.is_null()) error["data"] = std::move(data);
+  emit(send, json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}});
 }
 
 void DemoServer::emit(const Send& send, const json& message) {

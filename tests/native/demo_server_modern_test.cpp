@@ -1,0 +1,728 @@
+// The demo MCP server's 2026-07-28 modes (`--protocol 2026|dual|legacy`), checked against
+// the real binary with hand-written JSON-RPC — over pipes for stdio and with a plain
+// httplib::Client for HTTP — deliberately without the mcprt client, so a client bug cannot
+// hide a server bug. Also the third-party 2026 fixture (tests/fixtures/ts2026/server.mjs,
+// on npm's @modelcontextprotocol/server) over stdio.
+//
+// Reads are bounded by a generous deadline only so that a broken server fails the test
+// instead of hanging it; no assertion depends on how long anything takes.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "http_demo_server.hpp"
+
+extern char** environ;
+
+namespace {
+
+using json = nlohmann::json;
+using Clock = std::chrono::steady_clock;
+using ::testing::HasSubstr;
+using mcprt::native::test::HttpDemoServer;
+
+// A safety net against a hung server, not a performance expectation.
+constexpr auto kDeadline = std::chrono::seconds(20);
+constexpr const char* kVersion = "2026-07-28";
+constexpr const char* kAcceptBoth = "application/json, text/event-stream";
+
+json meta(json capabilities = json::object(), const std::string& version = kVersion) {
+  return json{{"io.modelcontextprotocol/protocolVersion", version},
+              {"io.modelcontextprotocol/clientCapabilities", std::move(capabilities)},
+              {"io.modelcontextprotocol/clientInfo", {{"name", "demo-modern-test"}, {"version", "1"}}}};
+}
+
+// A modern request's params: `extra` plus _meta.
+json modern_params(json extra = json::object(), json capabilities = json::object()) {
+  extra["_meta"] = meta(std::move(capabilities));
+  return extra;
+}
+
+json call_params(const std::string& tool, json arguments = json::object()) {
+  return json{{"name", tool}, {"arguments", std::move(arguments)}};
+}
+
+std::string first_text(const json& result) {
+  const json& content = result.value("content", json::array());
+  if (!content.is_array() || content.empty()) return {};
+  return content[0].value("text", std::string());
+}
+
+std::set<std::string> tool_names(const json& list_result) {
+  std::set<std::string> names;
+  for (const auto& t : list_result.value("tools", json::array())) names.insert(t.value("name", ""));
+  return names;
+}
+
+const json kElicitation{{"elicitation", json::object()}};
+
+// ---- stdio -------------------------------------------------------------------------------
+
+// A child process with stdin/stdout on pipes and stderr in a temporary file (read back by
+// log(), so tests can assert on --log-requests lines).
+class StdioChild {
+ public:
+  StdioChild(const std::string& program, std::vector<std::string> args) {
+    char path[] = "/tmp/mcprt-demo-modern-stderr-XXXXXX";
+    const int err = ::mkstemp(path);
+    if (err < 0) {
+      error_ = std::string("mkstemp: ") + std::strerror(errno);
+      return;
+    }
+    stderr_path_ = path;
+    int in[2];
+    int out[2];
+    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
+      error_ = std::string("pipe: ") + std::strerror(errno);
+      ::close(err);
+      return;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err, STDERR_FILENO);
+    std::vector<char*> argv{const_cast<char*>(program.c_str())};
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    const int rc = ::posix_spawnp(&pid_, program.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(in[0]);
+    ::close(out[1]);
+    ::close(err);
+    to_child_ = in[1];
+    from_child_ = out[0];
+    if (rc != 0) {
+      pid_ = -1;
+      error_ = "posix_spawn " + program + ": " + std::strerror(rc);
+    }
+  }
+
+  ~StdioChild() {
+    close_stdin();
+    if (from_child_ >= 0) ::close(from_child_);
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      int status = 0;
+      ::waitpid(pid_, &status, 0);
+    }
+    if (!stderr_path_.empty()) ::unlink(stderr_path_.c_str());
+  }
+
+  StdioChild(const StdioChild&) = delete;
+  StdioChild& operator=(const StdioChild&) = delete;
+
+  bool started() const { return pid_ > 0; }
+  const std::string& error() const { return error_; }
+
+  void send(const json& message) {
+    const std::string data = message.dump() + "\n";
+    std::size_t off = 0;
+    while (off < data.size()) {
+      const ssize_t n = ::write(to_child_, data.data() + off, data.size() - off);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        ADD_FAILURE() << "write to the server failed: " << std::strerror(errno);
+        return;
+      }
+      off += static_cast<std::size_t>(n);
+    }
+  }
+  void request(const json& id, const std::string& method, json params = nullptr) {
+    json m{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+    if (!params.is_null()) m["params"] = std::move(params);
+    send(m);
+  }
+  void notify(const std::string& method, json params = nullptr) {
+    json m{{"jsonrpc", "2.0"}, {"method", method}};
+    if (!params.is_null()) m["params"] = std::move(params);
+    send(m);
+  }
+
+  // The next message the server wrote, or nullopt on EOF / deadline / non-JSON output.
+  std::optional<json> read_message(std::chrono::milliseconds limit = kDeadline) {
+    const auto deadline = Clock::now() + limit;
+    for (;;) {
+      const auto nl = buffer_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = buffer_.substr(0, nl);
+        buffer_.erase(0, nl + 1);
+        json j = json::parse(line, nullptr, false);
+        if (j.is_discarded()) {
+          ADD_FAILURE() << "the server wrote a line that is not JSON: " << line;
+          return std::nullopt;
+        }
+        return j;
+      }
+      if (eof_) return std::nullopt;
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return std::nullopt;
+      pollfd p{from_child_, POLLIN, 0};
+      const int rc = ::poll(&p, 1, static_cast<int>(left));
+      if (rc <= 0) continue;
+      char buf[65536];
+      const ssize_t n = ::read(from_child_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        eof_ = true;
+        continue;
+      }
+      buffer_.append(buf, static_cast<std::size_t>(n));
+    }
+  }
+
+  // Reads until the response with `id`; everything read before it lands in `before`.
+  std::optional<json> read_response(const json& id, std::vector<json>* before = nullptr) {
+    while (auto m = read_message()) {
+      if (m->contains("id") && (*m)["id"] == id && !m->contains("method")) return m;
+      if (before) before->push_back(*m);
+    }
+    return std::nullopt;
+  }
+
+  json call(const json& id, const std::string& method, json params = nullptr,
+            std::vector<json>* before = nullptr) {
+    request(id, method, std::move(params));
+    auto r = read_response(id, before);
+    return r ? *r : json();
+  }
+
+  void close_stdin() {
+    if (to_child_ >= 0) ::close(to_child_);
+    to_child_ = -1;
+  }
+
+  // Waits (bounded) for the exit; the wait status, or nullopt.
+  std::optional<int> wait_exit() {
+    const auto deadline = Clock::now() + kDeadline;
+    while (Clock::now() < deadline) {
+      int status = 0;
+      const pid_t r = ::waitpid(pid_, &status, WNOHANG);
+      if (r == pid_) {
+        pid_ = -1;
+        return status;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return std::nullopt;
+  }
+
+  std::string log() const {
+    std::ifstream in(stderr_path_);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int to_child_ = -1;
+  int from_child_ = -1;
+  std::string buffer_;
+  bool eof_ = false;
+  std::string error_;
+  std::string stderr_path_;
+};
+
+std::vector<std::string> with(std::vector<std::string> args) { return args; }
+
+class DemoServerModernStdio : public ::testing::Test {
+ protected:
+  DemoServerModernStdio()
+      : server_(MCPRT_DEMO_SERVER, {"--protocol", "2026", "--ttl-ms", "1500", "--log-requests"}) {}
+  void SetUp() override { ASSERT_TRUE(server_.started()) << server_.error(); }
+
+  json tool_call(const json& id, const std::string& tool, json extra = json::object(),
+                 json capabilities = json::object(), std::vector<json>* before = nullptr) {
+    json p = call_params(tool);
+    for (auto& [k, v] : extra.items()) p[k] = v;
+    return server_.call(id, "tools/call", modern_params(std::move(p), std::move(capabilities)),
+                        before);
+  }
+
+  StdioChild server_;
+};
+
+TEST_F(DemoServerModernStdio, DiscoverDescribesTheServerAndIsCacheable) {
+  json r = server_.call(1, "server/discover", modern_params());
+  ASSERT_TRUE(r.contains("result")) << r.dump();
+  const json& d = r["result"];
+  EXPECT_EQ(d["resultType"], "complete");
+  EXPECT_EQ(d["supportedVersions"], json::array({kVersion}));
+  EXPECT_EQ(d["capabilities"]["tools"]["listChanged"], true);
+  EXPECT_EQ(d["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "mcprt-demo-server");
+  EXPECT_TRUE(d["_meta"]["io.modelcontextprotocol/serverInfo"]["version"].is_string());
+  EXPECT_EQ(d["ttlMs"], 1500);
+  EXPECT_EQ(d["cacheScope"], "public");
+}
+
+TEST_F(DemoServerModernStdio, RequestWithoutEitherMetaKeyIsInvalidParams) {
+  json none = server_.call(1, "tools/list", json::object());
+  ASSERT_TRUE(none.contains("error")) << none.dump();
+  EXPECT_EQ(none["error"]["code"], -32602);
+  EXPECT_THAT(none["error"]["message"].get<std::string>(), HasSubstr("protocolVersion"));
+
+  json no_caps = server_.call(
+      2, "tools/list", json{{"_meta", {{"io.modelcontextprotocol/protocolVersion", kVersion}}}});
+  ASSERT_TRUE(no_caps.contains("error")) << no_caps.dump();
+  EXPECT_EQ(no_caps["error"]["code"], -32602);
+  EXPECT_THAT(no_caps["error"]["message"].get<std::string>(), HasSubstr("clientCapabilities"));
+
+  json discover = server_.call(3, "server/discover");  // no params at all
+  ASSERT_TRUE(discover.contains("error")) << discover.dump();
+  EXPECT_EQ(discover["error"]["code"], -32602);
+}
+
+TEST_F(DemoServerModernStdio, UnsupportedVersionIs32022WithSupportedAndRequested) {
+  json r = server_.call(1, "tools/list", json{{"_meta", meta(json::object(), "2025-11-25")}});
+  ASSERT_TRUE(r.contains("error")) << r.dump();
+  EXPECT_EQ(r["error"]["code"], -32022);
+  EXPECT_EQ(r["error"]["data"]["supported"], json::array({kVersion}));
+  EXPECT_EQ(r["error"]["data"]["requested"], "2025-11-25");
+}
+
+TEST_F(DemoServerModernStdio, InitializeAndPingAreMethodNotFound) {
+  json init = server_.call(1, "initialize",
+                           json{{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+  ASSERT_TRUE(init.contains("error")) << init.dump();
+  EXPECT_EQ(init["error"]["code"], -32601);
+  json ping = server_.call(2, "ping", modern_params());
+  ASSERT_TRUE(ping.contains("error")) << ping.dump();
+  EXPECT_EQ(ping["error"]["code"], -32601);
+}
+
+TEST_F(DemoServerModernStdio, ToolsListCarriesResultTypeTtlScopeAndTheTestTools) {
+  json r = server_.call(1, "tools/list", modern_params());
+  ASSERT_TRUE(r.contains("result")) << r.dump();
+  EXPECT_EQ(r["result"]["resultType"], "complete");
+  EXPECT_EQ(r["result"]["ttlMs"], 1500);
+  EXPECT_EQ(r["result"]["cacheScope"], "public");
+  const auto names = tool_names(r["result"]);
+  for (const char* n : {"echo", "add", "ask_name", "ask_model", "list_roots", "two_rounds",
+                        "toggle_tool", "drop_listen", "region_echo"}) {
+    EXPECT_TRUE(names.count(n)) << n;
+  }
+  EXPECT_FALSE(names.count("bonus"));
+  for (const auto& t : r["result"]["tools"]) {
+    if (t["name"] == "region_echo") {
+      EXPECT_EQ(t["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region");
+    }
+  }
+  json echo = tool_call(2, "echo", {{"arguments", {{"message", "hi"}}}});
+  ASSERT_TRUE(echo.contains("result")) << echo.dump();
+  EXPECT_EQ(echo["result"]["resultType"], "complete");
+  EXPECT_EQ(first_text(echo["result"]), "hi");
+}
+
+TEST_F(DemoServerModernStdio, ListenAcknowledgesTheHonouredSubsetAndToggleNotifiesIt) {
+  server_.request("listen:1", "subscriptions/listen",
+                  modern_params({{"notifications",
+                                  {{"toolsListChanged", true},
+                                   {"promptsListChanged", true},
+                                   {"resourceSubscriptions", json::array({"file:///x"})}}}}));
+  auto ack = server_.read_message();
+  ASSERT_TRUE(ack);
+  EXPECT_EQ((*ack)["method"], "notifications/subscriptions/acknowledged");
+  EXPECT_EQ((*ack)["params"]["notifications"], (json{{"toolsListChanged", true}}));
+  EXPECT_EQ((*ack)["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen:1");
+  EXPECT_FALSE(ack->contains("id"));
+
+  std::vector<json> before;
+  json toggled = tool_call(2, "toggle_tool", json::object(), json::object(), &before);
+  ASSERT_TRUE(toggled.contains("result")) << toggled.dump();
+  EXPECT_EQ(first_text(toggled["result"]), "bonus tool added");
+  ASSERT_EQ(before.size(), 1u) << json(before).dump();
+  EXPECT_EQ(before[0]["method"], "notifications/tools/list_changed");
+  EXPECT_EQ(before[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen:1");
+
+  json listed = server_.call(3, "tools/list", modern_params());
+  EXPECT_TRUE(tool_names(listed["result"]).count("bonus")) << listed.dump();
+  json bonus = tool_call(4, "bonus");
+  EXPECT_EQ(first_text(bonus["result"]), "bonus");
+
+  // Toggling again removes it, and the listen stream hears that too.
+  before.clear();
+  json again = tool_call(5, "toggle_tool", json::object(), json::object(), &before);
+  EXPECT_EQ(first_text(again["result"]), "bonus tool removed");
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0]["method"], "notifications/tools/list_changed");
+  EXPECT_FALSE(tool_names(server_.call(6, "tools/list", modern_params())["result"]).count("bonus"));
+}
+
+TEST_F(DemoServerModernStdio, ListenWithoutToolsGetsAnEmptySubsetAndNoToolNotifications) {
+  server_.request(7, "subscriptions/listen",
+                  modern_params({{"notifications", {{"promptsListChanged", true}}}}));
+  auto ack = server_.read_message();
+  ASSERT_TRUE(ack);
+  EXPECT_EQ((*ack)["params"]["notifications"], json::object());
+  std::vector<json> before;
+  tool_call(8, "toggle_tool", json::object(), json::object(), &before);
+  EXPECT_TRUE(before.empty()) << json(before).dump();
+}
+
+TEST_F(DemoServerModernStdio, CancelledListenHearsNothingMore) {
+  server_.request("L", "subscriptions/listen",
+                  modern_params({{"notifications", {{"toolsListChanged", true}}}}));
+  ASSERT_TRUE(server_.read_message());
+  server_.notify("notifications/cancelled", {{"requestId", "L"}, {"reason", "done"}});
+  std::vector<json> before;
+  json r = tool_call(2, "toggle_tool", json::object(), json::object(), &before);
+  ASSERT_TRUE(r.contains("result"));
+  EXPECT_TRUE(before.empty()) << json(before).dump();
+  // And drop_listen finds no stream left.
+  EXPECT_EQ(first_text(tool_call(3, "drop_listen")["result"]), "dropped 0 listen stream(s)");
+}
+
+TEST_F(DemoServerModernStdio, DropListenSendsCancelledForEveryListenId) {
+  for (const char* id : {"a", "b"}) {
+    server_.request(id, "subscriptions/listen",
+                    modern_params({{"notifications", {{"toolsListChanged", true}}}}));
+    ASSERT_TRUE(server_.read_message());
+  }
+  std::vector<json> before;
+  json r = tool_call(3, "drop_listen", json::object(), json::object(), &before);
+  EXPECT_EQ(first_text(r["result"]), "dropped 2 listen stream(s)");
+  std::set<std::string> cancelled;
+  for (const auto& m : before) {
+    EXPECT_EQ(m["method"], "notifications/cancelled");
+    cancelled.insert(m["params"]["requestId"].get<std::string>());
+  }
+  EXPECT_EQ(cancelled, (std::set<std::string>{"a", "b"}));
+  // No listen remains: a toggle notifies nobody.
+  before.clear();
+  tool_call(4, "toggle_tool", json::object(), json::object(), &before);
+  EXPECT_TRUE(before.empty()) << json(before).dump();
+}
+
+TEST_F(DemoServerModernStdio, AskNameIsInputRequiredThenAnswersFromTheInputResponse) {
+  json first = tool_call(1, "ask_name", json::object(), kElicitation);
+  ASSERT_TRUE(first.contains("result")) << first.dump();
+  const json& ir = first["result"];
+  EXPECT_EQ(ir["resultType"], "input_required");
+  ASSERT_TRUE(ir["requestState"].is_string());
+  const json& ask = ir["inputRequests"]["name"];
+  EXPECT_EQ(ask["method"], "elicitation/create");
+  EXPECT_EQ(ask["params"]["message"], "What is your name?");
+  const json& schema = ask["params"]["requestedSchema"];
+  EXPECT_EQ(schema["properties"]["name"]["default"], "World");
+  EXPECT_EQ(schema["properties"]["name"]["title"], "Name");
+  EXPECT_EQ(schema["properties"]["excited"]["type"], "boolean");
+  EXPECT_EQ(schema["required"], json::array({"name"}));
+
+  json done = tool_call(
+      2, "ask_name",
+      {{"inputResponses", {{"name", {{"action", "accept"}, {"content", {{"name", "Ada"}}}}}}},
+       {"requestState", ir["requestState"]}},
+      kElicitation);
+  ASSERT_TRUE(done.contains("result")) << done.dump();
+  EXPECT_EQ(done["result"]["resultType"], "complete");
+  EXPECT_EQ(first_text(done["result"]), "Hello, Ada!");
+  EXPECT_FALSE(done["result"].value("isError", false));
+
+  auto round_trip = [&](int id, const json& answer) {
+    json a = tool_call(id, "ask_name", json::object(), kElicitation);
+    json b = tool_call(id + 1, "ask_name",
+                       {{"inputResponses", {{"name", answer}}},
+                        {"requestState", a["result"]["requestState"]}},
+                       kElicitation);
+    return first_text(b["result"]);
+  };
+  EXPECT_EQ(round_trip(10, {{"action", "accept"}, {"content", {{"name", "Bo"}, {"excited", true}}}}),
+            "Hello, Bo!!");
+  EXPECT_EQ(round_trip(20, {{"action", "decline"}}), "No name given (declined).");
+  EXPECT_EQ(round_trip(30, {{"action", "cancel"}}), "No name given (cancelled).");
+}
+
+TEST_F(DemoServerModernStdio, ForgedReusedOrForeignRequestStateIsAToolError) {
+  json forged = tool_call(
+      1, "ask_name",
+      {{"inputResponses", {{"name", {{"action", "accept"}, {"content", {{"name", "Eve"}}}}}}},
+       {"requestState", "demo-rs-1-0000000000000000"}},
+      kElicitation);
+  ASSERT_TRUE(forged.contains("result")) << forged.dump();
+  EXPECT_TRUE(forged["result"].value("isError", false));
+  EXPECT_THAT(first_text(forged["result"]), HasSubstr("not issued"));
+
+  json a = tool_call(2, "ask_name", json::object(), kElicitation);
+  const json state = a["result"]["requestState"];
+  const json answer{{"name", {{"action", "accept"}, {"content", {{"name", "Ada"}}}}}};
+  json ok = tool_call(3, "ask_name", {{"inputResponses", answer}, {"requestState", state}},
+                      kElicitation);
+  EXPECT_EQ(first_text(ok["result"]), "Hello, Ada!");
+  json replay = tool_call(4, "ask_name", {{"inputResponses", answer}, {"requestState", state}},
+                          kElicitation);
+  EXPECT_TRUE(replay["result"].value("isError", false)) << replay.dump();
+  EXPECT_THAT(first_text(replay["result"]), HasSubstr("already used"));
+
+  // A state issued for ask_name does not continue two_rounds.
+  json b = tool_call(5, "ask_name", json::object(), kElicitation);
+  json foreign = tool_call(6, "two_rounds",
+                           {{"inputResponses", {{"first", {{"action", "accept"}, {"content", {{"answer", "x"}}}}}}},
+                            {"requestState", b["result"]["requestState"]}},
+                           kElicitation);
+  EXPECT_TRUE(foreign["result"].value("isError", false)) << foreign.dump();
+
+  // inputResponses without any requestState are refused too.
+  json stray = tool_call(7, "ask_name", {{"inputResponses", answer}}, kElicitation);
+  EXPECT_TRUE(stray["result"].value("isError", false)) << stray.dump();
+}
+
+TEST_F(DemoServerModernStdio, TwoRoundsAsksTwiceWithANewRequestStateEachRound) {
+  json r1 = tool_call(1, "two_rounds", json::object(), kElicitation);
+  ASSERT_EQ(r1["result"]["resultType"], "input_required") << r1.dump();
+  ASSERT_TRUE(r1["result"]["inputRequests"].contains("first"));
+  const json s1 = r1["result"]["requestState"];
+  json r2 = tool_call(
+      2, "two_rounds",
+      {{"inputResponses", {{"first", {{"action", "accept"}, {"content", {{"answer", "alpha"}}}}}}},
+       {"requestState", s1}},
+      kElicitation);
+  ASSERT_EQ(r2["result"]["resultType"], "input_required") << r2.dump();
+  ASSERT_TRUE(r2["result"]["inputRequests"].contains("second"));
+  const json s2 = r2["result"]["requestState"];
+  EXPECT_NE(s1, s2);
+  json r3 = tool_call(
+      3, "two_rounds",
+      {{"inputResponses", {{"second", {{"action", "accept"}, {"content", {{"answer", "beta"}}}}}}},
+       {"requestState", s2}},
+      kElicitation);
+  ASSERT_EQ(r3["result"]["resultType"], "complete") << r3.dump();
+  EXPECT_EQ(first_text(r3["result"]), "first=alpha, second=beta");
+}
+
+TEST_F(DemoServerModernStdio, InputToolsNeedTheCapabilityOfTheRequestItself) {
+  json name = tool_call(1, "ask_name");  // clientCapabilities {}
+  EXPECT_TRUE(name["result"].value("isError", false)) << name.dump();
+  EXPECT_EQ(first_text(name["result"]), "the client does not support elicitation");
+  json model = tool_call(2, "ask_model", json::object(), kElicitation);
+  EXPECT_EQ(first_text(model["result"]), "the client does not support sampling");
+  json roots = tool_call(3, "list_roots");
+  EXPECT_EQ(first_text(roots["result"]), "the client does not support roots");
+}
+
+TEST_F(DemoServerModernStdio, AskModelAndListRootsReadTheirInputResponses) {
+  const json sampling{{"sampling", json::object()}};
+  json m1 = tool_call(1, "ask_model", json::object(), sampling);
+  const json& ask = m1["result"]["inputRequests"]["model"];
+  EXPECT_EQ(ask["method"], "sampling/createMessage");
+  EXPECT_EQ(ask["params"]["maxTokens"], 50);
+  EXPECT_EQ(ask["params"]["messages"][0]["content"]["text"], "Say hello");
+  json m2 = tool_call(2, "ask_model",
+                      {{"inputResponses",
+                        {{"model",
+                          {{"role", "assistant"},
+                           {"content", {{"type", "text"}, {"text", "Hello there"}}},
+                           {"model", "test-model"}}}}},
+                       {"requestState", m1["result"]["requestState"]}},
+                      sampling);
+  EXPECT_EQ(first_text(m2["result"]), "Hello there");
+
+  const json roots_cap{{"roots", json::object()}};
+  json r1 = tool_call(3, "list_roots", json::object(), roots_cap);
+  EXPECT_EQ(r1["result"]["inputRequests"]["roots"]["method"], "roots/list");
+  const json roots = json::array({{{"uri", "file:///tmp/a"}, {"name", "a"}}});
+  json r2 = tool_call(4, "list_roots",
+                      {{"inputResponses", {{"roots", {{"roots", roots}}}}},
+                       {"requestState", r1["result"]["requestState"]}},
+                      roots_cap);
+  EXPECT_EQ(json::parse(first_text(r2["result"]), nullptr, false), roots);
+}
+
+TEST_F(DemoServerModernStdio, LogRequestsWritesOneLinePerRequestReceived) {
+  server_.call(1, "server/discover", modern_params());
+  server_.call(2, "tools/list", json::object());  // refused, still logged
+  server_.notify("notifications/cancelled", {{"requestId", 99}});  // not a request
+  server_.call(3, "tools/list", modern_params());
+  server_.close_stdin();
+  ASSERT_TRUE(server_.wait_exit());
+  const std::string log = server_.log();
+  std::vector<std::string> lines;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    if (line.find("] request ") != std::string::npos) lines.push_back(line);
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"[mcprt-demo-server] request server/discover",
+                                             "[mcprt-demo-server] request tools/list",
+                                             "[mcprt-demo-server] request tools/list"}))
+      << log;
+}
+
+TEST(DemoServerDualStdio, AnswersInitializeAndModernRequestsOnOneConnection) {
+  StdioChild server(MCPRT_DEMO_SERVER, {"--protocol", "dual"});
+  ASSERT_TRUE(server.started()) << server.error();
+  json discover = server.call(1, "server/discover", modern_params());
+  ASSERT_TRUE(discover.contains("result")) << discover.dump();
+  EXPECT_EQ(discover["result"]["supportedVersions"], json::array({kVersion}));
+
+  json init = server.call(2, "initialize",
+                          json{{"protocolVersion", "2025-11-25"},
+                               {"capabilities", json::object()},
+                               {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+  ASSERT_TRUE(init.contains("result")) << init.dump();
+  EXPECT_EQ(init["result"]["protocolVersion"], "2025-11-25");
+  server.notify("notifications/initialized");
+
+  json legacy = server.call(3, "tools/list");
+  ASSERT_TRUE(legacy.contains("result")) << legacy.dump();
+  EXPECT_FALSE(legacy["result"].contains("resultType"));
+  EXPECT_FALSE(tool_names(legacy["result"]).count("two_rounds"));  // 2026 only
+
+  json modern = server.call(4, "tools/list", modern_params());
+  ASSERT_TRUE(modern.contains("result")) << modern.dump();
+  EXPECT_EQ(modern["result"]["resultType"], "complete");
+  EXPECT_TRUE(tool_names(modern["result"]).count("two_rounds"));
+
+  json bad = server.call(5, "tools/list", json{{"_meta", meta(json::object(), "2099-01-01")}});
+  EXPECT_EQ(bad["error"]["code"], -32022) << bad.dump();
+  json ping = server.call(6, "ping");
+  EXPECT_TRUE(ping.contains("result")) << ping.dump();
+}
+
+TEST(DemoServerLegacyInput, AskNameSendsElicitationCreateAndFinishesOnTheAnswer) {
+  StdioChild server(MCPRT_DEMO_SERVER, {"--protocol", "legacy"});
+  ASSERT_TRUE(server.started()) << server.error();
+  json init = server.call(1, "initialize",
+                          json{{"protocolVersion", "2025-11-25"},
+                               {"capabilities", {{"elicitation", json::object()}}},
+                               {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+  ASSERT_TRUE(init.contains("result")) << init.dump();
+  EXPECT_EQ(init["result"]["capabilities"]["tools"]["listChanged"], true);
+  server.notify("notifications/initialized");
+
+  server.request(2, "tools/call", call_params("ask_name"));
+  auto ask = server.read_message();
+  ASSERT_TRUE(ask);
+  EXPECT_EQ((*ask)["method"], "elicitation/create");
+  ASSERT_TRUE((*ask)["id"].is_string()) << ask->dump();
+  EXPECT_EQ((*ask)["params"]["message"], "What is your name?");
+  EXPECT_EQ((*ask)["params"]["requestedSchema"]["properties"]["name"]["default"], "World");
+  server.send(json{{"jsonrpc", "2.0"},
+                   {"id", (*ask)["id"]},
+                   {"result", {{"action", "accept"}, {"content", {{"name", "Ada"}, {"excited", true}}}}}});
+  auto done = server.read_response(2);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(first_text((*done)["result"]), "Hello, Ada!!");
+
+  // An error answer ends the call with a tool error naming it.
+  server.request(3, "tools/call", call_params("ask_name"));
+  auto ask2 = server.read_message();
+  ASSERT_TRUE(ask2);
+  server.send(json{{"jsonrpc", "2.0"},
+                   {"id", (*ask2)["id"]},
+                   {"error", {{"code", -32601}, {"message", "Method not found"}}}});
+  auto failed = server.read_response(3);
+  ASSERT_TRUE(failed);
+  EXPECT_TRUE((*failed)["result"].value("isError", false));
+  EXPECT_THAT(first_text((*failed)["result"]), HasSubstr("-32601"));
+
+  // Sampling was not declared in initialize.
+  json model = server.call(4, "tools/call", call_params("ask_model"));
+  EXPECT_EQ(first_text(model["result"]), "the client does not support sampling");
+}
+
+TEST(DemoServerLegacyInput, ToggleToolSendsListChangedBeforeItsResult) {
+  StdioChild server(MCPRT_DEMO_SERVER, {"--protocol", "legacy"});
+  ASSERT_TRUE(server.started()) << server.error();
+  server.call(1, "initialize",
+              json{{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+  std::vector<json> before;
+  json r = server.call(2, "tools/call", call_params("toggle_tool"), &before);
+  EXPECT_EQ(first_text(r["result"]), "bonus tool added");
+  ASSERT_EQ(before.size(), 1u);
+  EXPECT_EQ(before[0], (json{{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}}));
+  EXPECT_TRUE(tool_names(server.call(3, "tools/list")["result"]).count("bonus"));
+}
+
+TEST(DemoServerLegacyInput, WithoutTheProtocolFlagOnlyTheSixToolsAreListed) {
+  StdioChild server(MCPRT_DEMO_SERVER, {});
+  ASSERT_TRUE(server.started()) << server.error();
+  json init = server.call(1, "initialize",
+                          json{{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+  EXPECT_EQ(init["result"]["capabilities"]["tools"]["listChanged"], false);
+  EXPECT_EQ(tool_names(server.call(2, "tools/list")["result"]),
+            (std::set<std::string>{"echo", "add", "now", "word_count", "slow_task", "fail"}));
+  json discover = server.call(3, "server/discover", modern_params());
+  EXPECT_EQ(discover["error"]["code"], -32601) << discover.dump();
+}
+
+TEST(DemoServerLegacyEarly, ExitOnEarlyRequestExitsWithStatusOneOnAProbe) {
+  StdioChild server(MCPRT_DEMO_SERVER, {"--protocol", "legacy", "--exit-on-early-request"});
+  ASSERT_TRUE(server.started()) << server.error();
+  server.request(1, "server/discover", modern_params());
+  EXPECT_FALSE(server.read_message());  // EOF, no answer
+  auto status = server.wait_exit();
+  ASSERT_TRUE(status);
+  ASSERT_TRUE(WIFEXITED(*status));
+  EXPECT_EQ(WEXITSTATUS(*status), 1);
+}
+
+TEST(DemoServerLegacyEarly, ExitOnEarlyRequestServesAClientThatInitializesFirst) {
+  StdioChild server(MCPRT_DEMO_SERVER, {"--protocol", "legacy", "--exit-on-early-request"});
+  ASSERT_TRUE(server.started()) << server.error();
+  json init = server.call(1, "initialize",
+                          json{{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+  ASSERT_TRUE(init.contains("result")) << init.dump();
+  server.notify("notifications/initialized");
+  json echo = server.call(2, "tools/call", call_params("echo", {{"message", "still here"}}));
+  EXPECT_EQ(first_text(echo["result"]), "still here");
+  // After initialize an unknown method is an ordinary error, not an exit.
+  json discover = server.call(3, "server/discover", modern_params());
+  EXPECT_EQ(discover["error"]["code"], -32601);
+}
+
+TEST(DemoServerLegacyEarly, IgnoreEarlyRequestsLeavesTheProbeUnanswered) {
+  StdioChild server(MCPRT_DEMO_SERVER, {"--protocol", "legacy", "--ignore-early-requests"});
+  ASSERT_TRUE(server.started()) << server.error();
+  server.request("probe", "server/discover", modern_params());
+  server.request(2, "initialize",
+                 json{{"protocolVersion", "2025-11-25"}, {"capabilities", json::object()}});
+  // The first message is the initialize answer: the probe was never answered (and the
+  // server stays up).
+  auto first = server.read_message();
+  ASSERT_TRUE(first);
+  EXPECT_EQ((*first)["id"], 2) << first->dump();
+  json ping = server.call(3, "ping");
+  EXPECT_TRUE(ping.contains("result"));
+}
+
+TEST(DemoServerLegacyEarly, EarlyRequestFlagsAreRefusedOutsideLegacyStdio) {
+  for (auto args : {with({"--protocol", "2026", "--exit-on-early-request"}),
+                    with({"--http", "0", "--ignore-early-requests"}),
+                    with({"--exit-on-early-request", "--ignore-early-requests"})}) {
+    StdioChild server(MCPRT_DEMO_SERVER, args);
+    ASSERT_TRUE(server.started()) << server.error();
+    auto status = server.wait_exit();
+    ASSERT_TRUE(status);
+    EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 2) << server.log();
+  }
+}
+
+}  // namespace
