@@ -7,11 +7,12 @@
 //   check-lists  scenarios-<version>.txt against the suite's own `list --client` (every
 //                scenario classified, the must-run sets run) and the expected-failures file
 //                against the list (every entry a run scenario with a reason)
-//   table        the pass/fail table (scenario x suite version x client) from the
+//   table        the pass/fail table (scenario[@wire] x suite version x client) from the
 //                verdict.json files under one or more results directories
 //
 //   node conformance_tool.mjs judge --suite-version V --client native|wasm --scenario S
-//        --result-dir DIR --harness-exit N --expected FILE [--spec-version W] [--wall-ms N]
+//        --result-dir DIR --harness-exit N --expected FILE [--spec-version W] [--label L]
+//        [--wall-ms N]
 //   node conformance_tool.mjs check-lists --suite-version V --suite <dist/index.js>
 //        --scenarios FILE --expected FILE      (run with Node >= 22: it starts the suite)
 //   node conformance_tool.mjs table [--markdown] <results-dir>...
@@ -56,7 +57,8 @@ function parseOptions(argv, known) {
 // entry's reason (its trailing comment) is kept and required.
 //
 //   client:                      # both clients (the suite's own --expected-failures key)
-//     - auth/dpop                # reason
+//     - auth/dpop                # reason (at every wire the scenario runs at)
+//     - tools_call@2026-07-28    # reason (only the run at wire 2026-07-28)
 //   native:                      # the native client only (the suite ignores this key)
 //   wasm:                        # the wasm client only
 export function readExpectedFailures(file) {
@@ -99,52 +101,100 @@ export function readExpectedFailures(file) {
   return { sections, problems };
 }
 
-// The reason a scenario is expected to fail for a client, or undefined.
-function expectedReason(expected, client, scenario) {
-  return expected.sections.client.get(scenario) ?? expected.sections[client]?.get(scenario);
+// The reason a scenario (run at `wire`, when given) is expected to fail for a client, or
+// undefined: an entry for that wire (`scenario@wire`) first, then one for every wire.
+function expectedReason(expected, client, scenario, wire) {
+  const lookup = (key) => expected.sections.client.get(key) ?? expected.sections[client]?.get(key);
+  return (wire ? lookup(`${scenario}@${wire}`) : undefined) ?? lookup(scenario);
 }
+
+// "name@wire" -> {name, wire}; "name" -> {name, wire: undefined}.
+function splitWire(entry) {
+  const at = entry.lastIndexOf('@');
+  return at > 0 ? { name: entry.slice(0, at), wire: entry.slice(at + 1) } : { name: entry, wire: undefined };
+}
+
+const kWirePattern = /^\d{4}-\d{2}-\d{2}$/;
 
 // ---------------------------------------------------------------------------------------
 // scenarios-<version>.txt: every client scenario of the suite version on one line.
 //
-//   spec-version 2025-11-25        (optional) run every scenario at this wire (--force)
-//   must-run requirements 2025-11-25   the suite's frozen client set must all be `run`
+//   spec-version 2025-11-25        (optional) the wire of a `run` line that names none
+//                                  (--spec-version ... --force); without it the suite picks
+//   must-run requirements 2025-11-25   every scenario of the suite's frozen client set for
+//                                      that revision must be `run` at that revision's wire
+//   must-run requirements 2026-07-28 except auth/*  # why
+//                                      ... those matching the pattern may run at any wire
 //   must-run auth/*                    every scenario matching the pattern must be `run`
 //   must-run initialize                this scenario must be `run`
-//   run <scenario>
+//   run <scenario>                     one run, at the spec-version wire
+//   run <scenario> @<wire> [@<wire>]   one run per wire named (a scenario that belongs to
+//                                      two revisions runs once on each wire)
 //   skip <scenario>  # why
+//
+// `runs` maps each run scenario to its wires (null: the suite's own pick).
 export function readScenarioList(file) {
   const problems = [];
   const run = [];
+  const runs = new Map();
   const skip = new Map();
   const mustRun = [];
   let specVersion;
-  readFileSync(file, 'utf8').split('\n').forEach((raw, index) => {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  // spec-version applies to every run line, wherever it stands.
+  for (const raw of lines) {
+    const m = /^\s*spec-version\s+(\S+)/.exec(raw);
+    if (m) specVersion = m[1];
+  }
+  lines.forEach((raw, index) => {
     const where = `${file}:${index + 1}`;
     const comment = raw.indexOf('#');
     const body = (comment >= 0 ? raw.slice(0, comment) : raw).trim();
     const why = comment >= 0 ? raw.slice(comment + 1).trim() : '';
     if (body === '') return;
     const words = body.split(/\s+/);
-    const seen = (name) => run.includes(name) || skip.has(name);
+    const seen = (name) => runs.has(name) || skip.has(name);
     switch (words[0]) {
       case 'spec-version':
         if (words.length !== 2) problems.push(`${where}: spec-version takes one version`);
-        specVersion = words[1];
+        else if (!kWirePattern.test(words[1])) problems.push(`${where}: spec-version ${words[1]} is not a dated version`);
         break;
       case 'must-run':
-        if (words.length === 3 && words[1] === 'requirements') mustRun.push({ requirements: words[2] });
-        else if (words.length === 2) mustRun.push({ pattern: words[1] });
-        else problems.push(`${where}: must-run takes a scenario, a pattern ending in * or "requirements <rev>"`);
+        if (words[1] === 'requirements' && (words.length === 3 || (words.length === 5 && words[3] === 'except'))) {
+          const rule = { requirements: words[2] };
+          if (words.length === 5) {
+            rule.except = words[4];
+            if (!why) problems.push(`${where}: "except ${words[4]}" needs a reason (a trailing "# why" comment)`);
+          }
+          mustRun.push(rule);
+        } else if (words.length === 2 && words[1] !== 'requirements') {
+          mustRun.push({ pattern: words[1] });
+        } else {
+          problems.push(`${where}: must-run takes a scenario, a pattern ending in * or ` +
+                        '"requirements <rev> [except <pattern>]"');
+        }
         break;
-      case 'run':
-      case 'skip':
-        if (words.length !== 2) {
-          problems.push(`${where}: ${words[0]} takes one scenario`);
+      case 'run': {
+        const wires = words.slice(2);
+        if (words.length < 2) {
+          problems.push(`${where}: run takes a scenario and optional @<wire>s`);
         } else if (seen(words[1])) {
           problems.push(`${where}: "${words[1]}" is listed twice`);
-        } else if (words[0] === 'run') {
+        } else if (wires.some((w) => !w.startsWith('@') || !kWirePattern.test(w.slice(1)))) {
+          problems.push(`${where}: after the scenario, run takes only @<dated version> wires (got ${wires.join(' ')})`);
+        } else if (new Set(wires).size !== wires.length) {
+          problems.push(`${where}: "${words[1]}" names a wire twice`);
+        } else {
           run.push(words[1]);
+          runs.set(words[1], wires.length ? wires.map((w) => w.slice(1)) : [specVersion ?? null]);
+        }
+        break;
+      }
+      case 'skip':
+        if (words.length !== 2) {
+          problems.push(`${where}: skip takes one scenario`);
+        } else if (seen(words[1])) {
+          problems.push(`${where}: "${words[1]}" is listed twice`);
         } else {
           if (!why) problems.push(`${where}: skip "${words[1]}" needs a reason (a trailing "# why" comment)`);
           skip.set(words[1], why);
@@ -154,7 +204,7 @@ export function readScenarioList(file) {
         problems.push(`${where}: unknown directive "${words[0]}"`);
     }
   });
-  return { run, skip, mustRun, specVersion, problems };
+  return { run, runs, skip, mustRun, specVersion, problems };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -176,14 +226,18 @@ function findChecksFiles(dir) {
 function judge(argv) {
   const { options } = parseOptions(argv, {
     values: ['suite-version', 'client', 'scenario', 'result-dir', 'harness-exit', 'expected',
-             'spec-version', 'wall-ms'],
+             'spec-version', 'label', 'wall-ms'],
     required: ['suite-version', 'client', 'scenario', 'result-dir', 'harness-exit', 'expected'],
   });
   const { scenario, client } = options;
   if (!kClients.includes(client)) fail(`--client must be one of ${kClients.join(', ')}`);
   const expected = readExpectedFailures(options.expected);
   if (expected.problems.length) fail(expected.problems.join('\n'));
-  const reason = expectedReason(expected, client, scenario);
+  const wire = options['spec-version'] || undefined;
+  const reason = expectedReason(expected, client, scenario, wire);
+  // The scenario's row in the table: "<scenario>@<wire>" for a run at another wire than the
+  // list's default one (run_conformance.sh --label).
+  const label = options.label || scenario;
   const harnessExit = Number(options['harness-exit']);
 
   const files = findChecksFiles(options['result-dir']);
@@ -215,7 +269,8 @@ function judge(argv) {
     suiteVersion: options['suite-version'],
     client,
     scenario,
-    specVersion: options['spec-version'] || null,
+    label,
+    specVersion: wire ?? null,
     outcome,
     expectedFailure: reason ?? null,
     checks: { success: count('SUCCESS'), failure: count('FAILURE'), warning: count('WARNING') },
@@ -223,7 +278,7 @@ function judge(argv) {
     wallMs: options['wall-ms'] ? Number(options['wall-ms']) : null,
   };
 
-  const label = `${scenario} (${client}, conformance ${options['suite-version']})`;
+  const title = `${label} (${client}, conformance ${options['suite-version']})`;
   console.log(`checks: ${verdict.checks.success} passed, ${verdict.checks.failure} failed, ` +
               `${verdict.checks.warning} warnings`);
   for (const c of checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING')) {
@@ -232,20 +287,20 @@ function judge(argv) {
   let ok;
   if (outcome === 'error') {
     ok = false;
-    console.log(`ERROR ${label}: ${why}`);
+    console.log(`ERROR ${title}: ${why}`);
   } else if (outcome === 'pass' && reason === undefined) {
     ok = true;
-    console.log(`PASS ${label}`);
+    console.log(`PASS ${title}`);
   } else if (outcome === 'fail' && reason !== undefined) {
     ok = true;
-    console.log(`EXPECTED FAILURE ${label}: ${why}; listed because: ${reason}`);
+    console.log(`EXPECTED FAILURE ${title}: ${why}; listed because: ${reason}`);
   } else if (outcome === 'pass') {
     ok = false;
-    console.log(`STALE ENTRY ${label}: it passes now; remove it from ${path.basename(options.expected)} ` +
+    console.log(`STALE ENTRY ${title}: it passes now; remove it from ${path.basename(options.expected)} ` +
                 `(listed because: ${reason})`);
   } else {
     ok = false;
-    console.log(`FAIL ${label}: ${why} (not in ${path.basename(options.expected)})`);
+    console.log(`FAIL ${title}: ${why} (not in ${path.basename(options.expected)})`);
   }
   verdict.testPassed = ok;
   writeFileSync(path.join(options['result-dir'], 'verdict.json'), `${JSON.stringify(verdict, null, 2)}\n`);
@@ -306,14 +361,29 @@ function checkLists(argv) {
   for (const name of [...list.run, ...list.skip.keys()]) {
     if (!all.includes(name)) problems.push(`${file}: ${name} is not a client scenario of ${version}`);
   }
+  const runsAt = (name, wire) => (list.runs.get(name) ?? []).includes(wire);
+  const matches = (pattern, name) => (pattern.endsWith('*') ? name.startsWith(pattern.slice(0, -1)) : name === pattern);
   for (const rule of list.mustRun) {
     let required;
     let what;
     if (rule.requirements) {
       required = listScenarios(options.suite, ['--requirements', rule.requirements]);
       what = `requirements ${rule.requirements}`;
+      // A frozen set is measured at its own revision's wire: each scenario runs there
+      // (one that belongs to two revisions runs once on each), except what `except` names.
+      for (const name of required) {
+        if (!list.run.includes(name)) continue;  // reported below
+        if (rule.except && matches(rule.except, name)) continue;
+        if (!runsAt(name, rule.requirements)) {
+          problems.push(`${file}: ${name} must be run at wire ${rule.requirements} (must-run ${what}) ` +
+                        `but runs at ${list.runs.get(name).map((w) => w ?? "the suite's pick").join(', ')}`);
+        }
+      }
+      if (rule.except && !required.some((n) => matches(rule.except, n))) {
+        problems.push(`${file}: must-run ${what} except ${rule.except}: the pattern matches no scenario of the set`);
+      }
     } else if (rule.pattern.endsWith('*')) {
-      required = all.filter((n) => n.startsWith(rule.pattern.slice(0, -1)));
+      required = all.filter((n) => matches(rule.pattern, n));
       what = rule.pattern;
     } else {
       required = [rule.pattern];
@@ -328,9 +398,12 @@ function checkLists(argv) {
   const expected = readExpectedFailures(options.expected);
   problems.push(...expected.problems);
   for (const [section, entries] of Object.entries(expected.sections)) {
-    for (const name of entries.keys()) {
+    for (const entry of entries.keys()) {
+      const { name, wire } = splitWire(entry);
       if (!list.run.includes(name)) {
         problems.push(`${path.basename(options.expected)}: ${section}: ${name} is not a scenario ${file} runs`);
+      } else if (wire !== undefined && !runsAt(name, wire)) {
+        problems.push(`${path.basename(options.expected)}: ${section}: ${entry}: ${file} does not run ${name} at wire ${wire}`);
       }
     }
   }
@@ -340,10 +413,13 @@ function checkLists(argv) {
     for (const p of problems) console.log(`  ${p}`);
     process.exit(1);
   }
-  const expectedCount = (c) => list.run.filter((n) => expectedReason(expected, c, n) !== undefined).length;
-  console.log(`conformance ${version}: ${all.length} client scenarios; ${list.run.length} run, ` +
-              `${list.skip.size} skipped (with reasons); expected failures: ` +
-              kClients.map((c) => `${c} ${expectedCount(c)}`).join(', '));
+  const runList = [...list.runs].flatMap(([name, wires]) => wires.map((wire) => ({ name, wire })));
+  const expectedCount = (c) => runList.filter(({ name, wire }) => expectedReason(expected, c, name, wire) !== undefined).length;
+  const wires = [...new Set(runList.map((r) => r.wire ?? "the suite's pick"))].sort();
+  const perWire = wires.map((w) => `${runList.filter((r) => (r.wire ?? "the suite's pick") === w).length} at ${w}`);
+  console.log(`conformance ${version}: ${all.length} client scenarios; ${list.run.length} run ` +
+              `(${runList.length} runs: ${perWire.join(', ')}), ${list.skip.size} skipped (with reasons); ` +
+              'expected failures: ' + kClients.map((c) => `${c} ${expectedCount(c)}`).join(', '));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -366,8 +442,11 @@ function table(argv) {
   }
   const versions = [...new Set(verdicts.map((v) => v.suiteVersion))].sort();
   const columns = versions.flatMap((v) => kClients.map((c) => ({ v, c })));
-  const byKey = new Map(verdicts.map((v) => [`${v.suiteVersion}|${v.client}|${v.scenario}`, v]));
-  const scenarios = [...new Set(verdicts.map((v) => v.scenario))].sort((a, b) => {
+  // One row per scenario and wire: a run at another wire than its list's default is its own
+  // row, "<scenario>@<wire>" (the verdict's label).
+  const rowOf = (v) => v.label ?? v.scenario;
+  const byKey = new Map(verdicts.map((v) => [`${v.suiteVersion}|${v.client}|${rowOf(v)}`, v]));
+  const scenarios = [...new Set(verdicts.map(rowOf))].sort((a, b) => {
     const auth = (s) => (s.startsWith('auth/') ? 1 : 0);
     return auth(a) - auth(b) || a.localeCompare(b);
   });

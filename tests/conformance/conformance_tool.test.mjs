@@ -53,9 +53,10 @@ const expected = write('expected.yml', [
   '',
 ].join('\n'));
 
-function judge(scenario, dir, harnessExit, { client = 'native', file = expected } = {}) {
+function judge(scenario, dir, harnessExit, { client = 'native', file = expected, wire, label } = {}) {
   const r = tool(['judge', '--suite-version', '9.9.9', '--client', client, '--scenario', scenario,
-                  '--result-dir', dir, '--harness-exit', String(harnessExit), '--expected', file]);
+                  '--result-dir', dir, '--harness-exit', String(harnessExit), '--expected', file,
+                  ...(wire ? ['--spec-version', wire] : []), ...(label ? ['--label', label] : [])]);
   let verdict;
   try {
     verdict = JSON.parse(readFileSync(path.join(dir, 'verdict.json'), 'utf8'));
@@ -117,6 +118,22 @@ test('a client section applies to that client only', () => {
   assert.match(native.out, /FAIL auth\/web-only/);
 });
 
+test('an entry for one wire applies to the run at that wire only; one without a wire to every wire', () => {
+  const file = write('wired.yml', 'client:\n  - x@2026-07-28  # not on the new wire yet\n  - y  # nowhere\n');
+  const at2026 = judge('x', resultDir([failure]), 1, { file, wire: '2026-07-28', label: 'x@2026-07-28' });
+  assert.equal(at2026.status, 0, at2026.out);
+  assert.match(at2026.out, /EXPECTED FAILURE x@2026-07-28 \(native, .*listed because: not on the new wire yet/);
+  assert.equal(at2026.verdict.label, 'x@2026-07-28');
+  assert.equal(at2026.verdict.specVersion, '2026-07-28');
+  const at2025 = judge('x', resultDir([failure]), 1, { file, wire: '2025-11-25' });
+  assert.equal(at2025.status, 1, at2025.out);
+  assert.match(at2025.out, /FAIL x \(native/);
+  assert.equal(judge('y', resultDir([failure]), 1, { file, wire: '2026-07-28' }).status, 0);
+  const stale = judge('x', resultDir([success]), 0, { file, wire: '2026-07-28', label: 'x@2026-07-28' });
+  assert.equal(stale.status, 1, stale.out);
+  assert.match(stale.out, /STALE ENTRY x@2026-07-28/);
+});
+
 test('an expected-failures entry without a reason, or listed twice, is refused', () => {
   const file = write('bad.yml', 'client:\n  - auth/a\n  - auth/b  # why\nnative:\n  - auth/b  # again\n');
   const r = judge('auth/a', resultDir([failure]), 1, { file });
@@ -150,13 +167,50 @@ function checkLists(suite, list, expectedText = 'client:\n') {
 }
 
 const suite = fakeSuite('1.0.0', ['initialize', 'auth/a', 'auth/b', 'auth/ext', 'other'], ['initialize', 'auth/a']);
-const goodList = 'must-run requirements X\nmust-run auth/*\nrun initialize\nrun auth/a\nrun auth/b\n' +
+const goodList = 'spec-version 2025-11-25\nmust-run requirements 2025-11-25\nmust-run auth/*\nrun initialize\nrun auth/a\nrun auth/b\n' +
                  'run auth/ext\nskip other  # not ours\n';
 
 test('a scenario list that classifies every scenario and runs the must-run sets passes', () => {
   const r = checkLists(suite, goodList, 'native:\n  - auth/b  # not yet\n');
   assert.equal(r.status, 0, r.out);
-  assert.match(r.out, /5 client scenarios; 4 run, 1 skipped .*native 1, wasm 0/);
+  assert.match(r.out, /5 client scenarios; 4 run \(4 runs: 4 at 2025-11-25\), 1 skipped .*native 1, wasm 0/);
+});
+
+// The same suite with both revisions' sets: `all` names the scenarios, `required` the one
+// the --requirements listing prints (whichever revision is asked for).
+const wiredSuite = fakeSuite('1.0.0', ['initialize', 'tools_call', 'auth/a', 'auth/b', 'auth/ext', 'other'],
+                             ['tools_call', 'auth/a']);
+const wiredList = 'spec-version 2025-11-25\nmust-run requirements 2025-11-25\n' +
+                  'must-run requirements 2026-07-28 except auth/*  # the flow is the same\n' +
+                  'run initialize\nrun tools_call @2025-11-25 @2026-07-28\nrun auth/a\nrun auth/b @2026-07-28\n' +
+                  'run auth/ext\nskip other  # not ours\n';
+
+test('a run line names its wires; a frozen set must run at its own wire, except what it exempts', () => {
+  const r = checkLists(wiredSuite, wiredList, 'client:\n  - tools_call@2026-07-28  # new wire\n');
+  assert.equal(r.status, 0, r.out);
+  assert.match(r.out, /5 run \(6 runs: 4 at 2025-11-25, 2 at 2026-07-28\).*native 1, wasm 1/);
+});
+
+test('a scenario of a frozen set that does not run at its wire fails the check', () => {
+  const r = checkLists(wiredSuite, wiredList.replace('run tools_call @2025-11-25 @2026-07-28', 'run tools_call'));
+  assert.equal(r.status, 1, r.out);
+  assert.match(r.out, /tools_call must be run at wire 2026-07-28 \(must-run requirements 2026-07-28\) but runs at 2025-11-25/);
+  const noExcept = checkLists(wiredSuite, wiredList.replace(' except auth/*  # the flow is the same', ''));
+  assert.equal(noExcept.status, 1, noExcept.out);
+  assert.match(noExcept.out, /auth\/a must be run at wire 2026-07-28/);
+  assert.doesNotMatch(noExcept.out, /auth\/b must be run at wire/);
+});
+
+test('bad wires, an exemption without a reason and an entry for a wire that is not run fail', () => {
+  const r = checkLists(wiredSuite, wiredList.replace('# the flow is the same', '')
+                                            .replace('run auth/a', 'run auth/a 2026-07-28')
+                                            .replace('run auth/ext', 'run auth/ext @2025-11-25 @2025-11-25'),
+                       'wasm:\n  - tools_call@2024-11-05  # never run there\n');
+  assert.equal(r.status, 1, r.out);
+  assert.match(r.out, /"except auth\/\*" needs a reason/);
+  assert.match(r.out, /run takes only @<dated version> wires \(got 2026-07-28\)/);
+  assert.match(r.out, /"auth\/ext" names a wire twice/);
+  assert.match(r.out, /wasm: tools_call@2024-11-05: .* does not run tools_call at wire 2024-11-05/);
 });
 
 test('a scenario the list does not classify fails the check', () => {
@@ -171,7 +225,7 @@ test('a must-run scenario that is skipped, a skip without reason and an unknown 
                                       .replace('skip other  # not ours', 'skip other  # x\nrun gone'));
   assert.equal(r.status, 1, r.out);
   assert.match(r.out, /auth\/b must be run \(must-run auth\/\*\)/);
-  assert.match(r.out, /initialize must be run \(must-run requirements X\)/);
+  assert.match(r.out, /initialize must be run \(must-run requirements 2025-11-25\)/);
   assert.match(r.out, /skip "initialize" needs a reason/);
   assert.match(r.out, /gone is not a client scenario of 1\.0\.0/);
 });
@@ -199,11 +253,18 @@ test('the table has a row per scenario and a column per suite version and client
   put('1.0', 'native', 'initialize', 'pass', true);
   put('1.0', 'wasm', 'initialize', 'fail', true);
   put('1.0', 'native', 'auth/a', 'pass', false);
+  // A run at another wire is a row of its own (its label), beside the run at the default wire.
+  const wired = path.join(root, '1.0', 'native', 'initialize@2026-07-28');
+  mkdirSync(wired, { recursive: true });
+  writeFileSync(path.join(wired, 'verdict.json'), JSON.stringify({
+    suiteVersion: '1.0', client: 'native', scenario: 'initialize', label: 'initialize@2026-07-28',
+    specVersion: '2026-07-28', outcome: 'fail', testPassed: false }));
   const r = tool(['table', '--markdown', root]);
   assert.equal(r.status, 0, r.out);
   const lines = r.out.split('\n');
   assert.equal(lines[0], '| scenario | 1.0 native | 1.0 wasm |');
   assert.ok(lines.includes('| initialize | pass | FAIL |'), r.out);
+  assert.ok(lines.includes('| initialize@2026-07-28 | FAIL! |  |'), r.out);
   assert.ok(lines.includes('| auth/a | pass! |  |'), r.out);
-  assert.ok(lines.includes('| passing | 2/2 | 0/1 |'), r.out);
+  assert.ok(lines.includes('| passing | 2/3 | 0/1 |'), r.out);
 });

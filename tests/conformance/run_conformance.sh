@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run_conformance.sh --suite-version V --client native|wasm --scenario S --results DIR
-#                    [--spec-version W] -- <client command...>
+#                    [--spec-version W] [--label L] -- <client command...>
 # run_conformance.sh --check-lists V
 #
 # Runs one client scenario of @modelcontextprotocol/conformance version V (installed by
@@ -10,8 +10,10 @@
 # expected-failures-V.yml beside this script: an expected failure passes the test, and so
 # does a pass that is not listed; a listed scenario that passes fails it (a stale entry).
 # --spec-version W runs the scenario at wire W even when the suite would pick another
-# (--force). The suite's output, checks.json, the client's stdout/stderr and verdict.json
-# go to DIR/V/<client>/<scenario>/ (emptied first).
+# (--force); MCP_CONFORMANCE_PROTOCOL_VERSION tells the client. --label L names the run
+# (default S; CMake passes S@W for a run at another wire than the list's default): the
+# suite's output, checks.json, the client's stdout/stderr and verdict.json go to
+# DIR/V/<client>/<L>/ (emptied first; "/" in L becomes "_").
 #
 # --check-lists V checks scenarios-V.txt and expected-failures-V.yml against the suite's
 # own `list --client` (conformance_tool.mjs check-lists).
@@ -28,7 +30,7 @@ client_timeout_ms="${MCPRT_CONFORMANCE_CLIENT_TIMEOUT_MS:-20000}"
 
 die() { echo "run_conformance: $*" >&2; exit 2; }
 
-version="" client="" scenario="" results="" spec_version="" check_lists=""
+version="" client="" scenario="" results="" spec_version="" check_lists="" label=""
 while (($#)); do
   case "$1" in
     --suite-version) version="${2:?}"; shift 2 ;;
@@ -36,6 +38,7 @@ while (($#)); do
     --scenario) scenario="${2:?}"; shift 2 ;;
     --results) results="${2:?}"; shift 2 ;;
     --spec-version) spec_version="${2:?}"; shift 2 ;;
+    --label) label="${2:?}"; shift 2 ;;
     --check-lists) check_lists="${2:?}"; shift 2 ;;
     --) shift; break ;;
     *) die "unknown argument: $1 (see the top of $0)" ;;
@@ -68,7 +71,8 @@ done
 [[ "${client_timeout_ms}" =~ ^[1-9][0-9]*$ ]] ||
   die "MCPRT_CONFORMANCE_CLIENT_TIMEOUT_MS must be a positive number of ms"
 
-out="${results}/${version}/${client}/${scenario//\//_}"
+label="${label:-${scenario}}"
+out="${results}/${version}/${client}/${label//\//_}"
 rm -rf "${out}"
 mkdir -p "${out}"
 
@@ -95,8 +99,8 @@ wall_ms=$(($(date +%s%3N) - start_ms))
 if ((status == 124 || status == 137)); then
   echo "run_conformance: the suite did not finish within ${outer_timeout_s} s" >>"${out}/harness.log"
 fi
-echo "conformance ${version} ${scenario} (${client}): suite exit ${status}, ${wall_ms} ms; log: ${out}/harness.log"
+echo "conformance ${version} ${label} (${client}): suite exit ${status}, ${wall_ms} ms; log: ${out}/harness.log"
 
 exec "${node22}" "${here}/conformance_tool.mjs" judge --suite-version "${version}" --client "${client}" \
   --scenario "${scenario}" --result-dir "${out}" --harness-exit "${status}" --expected "${expected}" \
-  --spec-version "${spec_version}" --wall-ms "${wall_ms}"
+  --spec-version "${spec_version}" --label "${label}" --wall-ms "${wall_ms}"

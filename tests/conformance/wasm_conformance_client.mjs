@@ -8,7 +8,9 @@
 // <wasm build>/mcprt-js/index.js; ctest sets it) or `--package <index.js>`.
 //
 // What the suite says about the run goes into the server's config entry:
-//   MCP_CONFORMANCE_PROTOCOL_VERSION  `protocol` (SPEC §14; the suite's default, 2025-11-25,
+//   MCP_CONFORMANCE_PROTOCOL_VERSION  `protocol` (SPEC §14: 2026-07-28 pins the stateless
+//                                     wire, a 2025-era version the initialize handshake
+//                                     offering it first; the suite's default, 2025-11-25,
 //                                     when unset: 0.1.x versions do not set it)
 //   MCP_CONFORMANCE_CONTEXT           JSON; client_id, client_secret, private_key_pem and
 //                                     signing_algorithm become `oauth: {clientId,
@@ -19,6 +21,10 @@
 //                                     secrets and keys)
 //   MCP_CONFORMANCE_SCENARIO          auth/client-credentials-*: `oauth.grant` is
 //                                     client_credentials
+// The context's `toolCalls` (http-custom-headers) is no config: it names the calls to make.
+//
+// Elicitation (SPEC §15): onElicit accepts every request with no values of its own, so the
+// core's schema defaults make the answer (2025: elicitation/create; 2026: MRTR).
 //
 // OAuth (SPEC §13): the runtime's user step (onAuthorize) follows the authorization URL's
 // redirect itself, as the suite expects of a client: a GET with fetch `redirect: "manual"`
@@ -27,16 +33,23 @@
 // listens on (the suite's authorization server only redirects to it). Credentials live in
 // an in-memory IndexedDB (fake-indexeddb) for the run.
 //
-//   initialize   discoverAndLoad (initialize → initialized, tools/list), disconnect
+//   initialize   discoverAndLoad (connect, tools/list), disconnect
 //   tools_call   the same, then call every tool (add_numbers gets {a: 5, b: 3}), disconnect
+//   http-custom-headers  the calls the context's toolCalls name, with their arguments
+//   json-schema-2020-12-preservation  json_schema_echo {schema: <the inputSchema listed for
+//                json_schema_2020_12_tool>}
+//   json-schema-ref-no-deref  list only (the scenario's server has no tools/call)
+//   sep-2322-client-request-state  every tool called at once (parallel MRTR rounds)
 //   (other)      like tools_call, every other tool called with {}
+// (The JS API has no resources or prompts calls: http-standard-headers checks tools only.)
 //
 // `--print-entry` prints that entry as JSON (secret values as their length only) and exits
 // without loading the package (wasm_client_env.test.mjs checks the mapping with it).
 //
 // Exit status: 0 when every step succeeded, 1 otherwise (the suite judges the wire); 2 for
 // bad arguments or environment.
-import { pathToFileURL } from 'node:url';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const kStepLimitMs = 30000;
 const kRedirectUri = 'http://127.0.0.1:33418/callback';
@@ -103,7 +116,7 @@ function serverEntry(url, scenario) {
     const oauth = {};
     const unmapped = [];
     for (const [key, value] of Object.entries(context)) {
-      if (key === 'name') continue;  // the scenario's name again
+      if (key === 'name' || key === 'toolCalls') continue;  // the scenario's name; calls to make
       if (key in kContextToOauth && typeof value === 'string') oauth[kContextToOauth[key]] = value;
       else unmapped.push(key);
     }
@@ -133,6 +146,40 @@ async function followAuthorizationRedirect(url, { signal }) {
 function argumentsFor(tool) {
   if (tool.tool === 'add_numbers') return { a: 5, b: 3 };
   return {};
+}
+
+// MCP_CONFORMANCE_CONTEXT as an object ({} when unset or not an object; serverEntry has
+// already refused a broken one).
+function contextFromEnv() {
+  try {
+    const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+    return context !== null && typeof context === 'object' && !Array.isArray(context) ? context : {};
+  } catch {
+    return {};
+  }
+}
+
+// The tools/call requests the scenario expects: [{tool, arguments}] over the listed tools
+// (ToolInfo: tool = the server's name, inputSchema) and the context. Throws when the
+// scenario cannot be played.
+export function plannedCalls(scenario, tools, context) {
+  if (scenario === 'initialize' || scenario === 'json-schema-ref-no-deref') return [];
+  if (scenario === 'http-custom-headers') {
+    const calls = context.toolCalls;
+    if (!Array.isArray(calls) || calls.length === 0) throw new Error('MCP_CONFORMANCE_CONTEXT names no toolCalls');
+    return calls.map((call) => {
+      if (call === null || typeof call !== 'object' || typeof call.name !== 'string') {
+        throw new Error(`a toolCalls entry has no name: ${JSON.stringify(call)}`);
+      }
+      return { tool: call.name, arguments: call.arguments ?? {} };
+    });
+  }
+  if (scenario === 'json-schema-2020-12-preservation') {
+    const focal = tools.find((t) => t.tool === 'json_schema_2020_12_tool');
+    if (!focal?.inputSchema) throw new Error('tools/list has no json_schema_2020_12_tool with an inputSchema');
+    return [{ tool: 'json_schema_echo', arguments: { schema: focal.inputSchema } }];
+  }
+  return tools.map((t) => ({ tool: t.tool, arguments: argumentsFor(t) }));
 }
 
 // Every awaited step is bounded so that a hung step fails this run instead of the suite's
@@ -174,6 +221,11 @@ async function main() {
     logLevel: 'warn',
     timeoutMs: kStepLimitMs,
     onAuthorize: followAuthorizationRedirect,
+    // Accept every form with no values: the core fills in the schema's defaults.
+    onElicit: async (request) => {
+      console.log(`elicitation (${request?.mode ?? 'form'}): ${request?.message ?? ''} → accept`);
+      return { action: 'accept', content: {} };
+    },
     redirectUri: kRedirectUri,
     // The client ID metadata document URL the suite's CIMD scenario expects (as the native client).
     clientMetadataUrl: 'https://conformance-test.local/client-metadata.json',
@@ -193,16 +245,33 @@ async function main() {
     const tools = rt.tools().filter((t) => t.server === kServer);
     console.log(`connected; tools: ${tools.length}`);
 
-    if (scenario !== 'initialize') {
-      for (const tool of tools) {
-        try {
-          const result = await bounded(rt.callTool(tool.name, argumentsFor(tool)), `${tool.tool} call`);
-          console.log(`${tool.tool} → ${JSON.stringify(result.content)}${result.isError ? ' (isError)' : ''}`);
-        } catch (error) {
-          console.error(`${tool.tool} failed: ${error?.message ?? error}`);
-          ok = false;
-        }
+    let calls = [];
+    try {
+      calls = plannedCalls(scenario, tools, contextFromEnv());
+    } catch (error) {
+      console.error(`wasm_conformance_client: ${scenario}: ${error.message}`);
+      ok = false;
+    }
+    const call = async ({ tool, arguments: args }) => {
+      const info = tools.find((t) => t.tool === tool);
+      if (!info) {
+        console.error(`${tool} failed: not among the listed tools`);
+        ok = false;
+        return;
       }
+      try {
+        const result = await bounded(rt.callTool(info.name, args), `${tool} call`);
+        console.log(`${tool} → ${JSON.stringify(result.content)}${result.isError ? ' (isError)' : ''}`);
+      } catch (error) {
+        console.error(`${tool} failed: ${error?.message ?? error}`);
+        ok = false;
+      }
+    };
+    if (scenario === 'sep-2322-client-request-state') {
+      // Parallel calls: each has its own MRTR rounds.
+      await Promise.all(calls.map(call));
+    } else {
+      for (const c of calls) await call(c);
     }
     // A clean end of the session (DELETE for a session-ful server).
     await bounded(rt.disconnectAll(), 'disconnect');
@@ -215,8 +284,11 @@ async function main() {
   return ok;
 }
 
-main().then((ok) => process.exit(ok ? 0 : 1),
-            (error) => {
-              console.error(`wasm_conformance_client: ${error?.stack ?? error}`);
-              process.exit(1);
-            });
+// Run only as a program (wasm_client_env.test.mjs imports plannedCalls).
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  main().then((ok) => process.exit(ok ? 0 : 1),
+              (error) => {
+                console.error(`wasm_conformance_client: ${error?.stack ?? error}`);
+                process.exit(1);
+              });
+}
