@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <optional>
 #include <random>
 #include <utility>
 #include <vector>
@@ -84,6 +85,63 @@ bool wants_progress(const json& m) {
 
 std::string dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
+bool is_response(const json& m) {
+  return m.is_object() && !m.contains("method") && (m.contains("result") || m.contains("error"));
+}
+
+std::string sse_event(std::uint64_t id, const json& m) {
+  return "event: message\nid: " + std::to_string(id) + "\ndata: " + dump(m) + "\n\n";
+}
+
+// RFC 4648 base64 (standard alphabet, padding optional); nullopt when malformed.
+std::optional<std::string> base64_decode(std::string_view in) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  while (!in.empty() && in.back() == '=') in.remove_suffix(1);
+  if (in.size() % 4 == 1) return std::nullopt;
+  std::string out;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char c : in) {
+    const int v = value(c);
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xFFu));
+    }
+  }
+  return out;
+}
+
+// An Mcp-Name / Mcp-Param-* value as sent: "=?base64?...?=" is decoded (MCP 2026-07-28,
+// Streamable HTTP, value encoding). Nullopt = a sentinel with bad base64.
+std::optional<std::string> decode_header_value(const std::string& v) {
+  constexpr std::string_view kOpen = "=?base64?";
+  constexpr std::string_view kClose = "?=";
+  if (v.size() >= kOpen.size() + kClose.size() && v.compare(0, kOpen.size(), kOpen) == 0 &&
+      v.compare(v.size() - kClose.size(), kClose.size(), kClose) == 0) {
+    return base64_decode(
+        std::string_view(v).substr(kOpen.size(), v.size() - kOpen.size() - kClose.size()));
+  }
+  return v;
+}
+
+// The header form of an argument: strings as is, integers in decimal, booleans
+// true/false (anything else in its JSON form).
+std::string header_form(const json& arg) {
+  if (arg.is_string()) return arg.get<std::string>();
+  if (arg.is_boolean()) return arg.get<bool>() ? "true" : "false";
+  return dump(arg);
+}
+
 std::string random_hex(std::size_t bytes) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::random_device rd;
@@ -96,13 +154,13 @@ std::string random_hex(std::size_t bytes) {
   return out;
 }
 
-void refuse(httplib::Response& res, int status, int code, const std::string& message) {
+void refuse(httplib::Response& res, int status, int code, const std::string& message,
+            const json& id = nullptr, const json& data = nullptr) {
   res.status = status;
-  res.set_content(
-      dump(json{{"jsonrpc", "2.0"},
-                {"id", nullptr},
-                {"error", {{"code", code}, {"message", message}}}}),
-      "application/json");
+  json error{{"code", code}, {"message", message}};
+  if (!data.is_null()) error["data"] = data;
+  res.set_content(dump(json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}}),
+                  "application/json");
 }
 
 bool protocol_version_supported(const std::string& v) {
@@ -173,6 +231,9 @@ HttpFrontEnd::HttpFrontEnd(HttpFrontOptions options)
     : options_(std::move(options)),
       http_(std::make_unique<httplib::Server>()),
       scheduler_(std::make_unique<LockedScheduler>(timer_cv_)) {
+  // One tool-list toggle, listener registry and requestState store for every session and
+  // every stateless request.
+  if (!options_.server.shared) options_.server.shared = std::make_shared<DemoShared>();
   auto& svr = *http_;
   svr.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   svr.set_payload_max_length(kMaxBodyBytes);
@@ -187,7 +248,7 @@ HttpFrontEnd::HttpFrontEnd(HttpFrontOptions options)
       {"Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"},
       {"Access-Control-Allow-Headers",
        "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, "
-       "last-event-id"},
+       "last-event-id, mcp-method, mcp-name, mcp-param-region"},
       {"Access-Control-Expose-Headers", "mcp-session-id, www-authenticate"},
       {"Access-Control-Max-Age", "600"},
   });
@@ -205,6 +266,7 @@ HttpFrontEnd::~HttpFrontEnd() {
   if (timer_thread_.joinable()) timer_thread_.join();
   std::lock_guard<std::mutex> lock(mutex_);
   while (!sessions_.empty()) end_session_locked(sessions_.begin());
+  stateless_.clear();
 }
 
 int HttpFrontEnd::bind(std::string& error) {
@@ -296,16 +358,30 @@ void HttpFrontEnd::on_post(const httplib::Request& req, httplib::Response& res) 
                   "Unsupported Media Type: Content-Type must be application/json (got \"" +
                       req.get_header_value("Content-Type") + "\")");
   }
-  if (req.has_header("MCP-Protocol-Version")) {
+  // The 2025 header rule: a version this server's legacy side does not speak is refused.
+  auto legacy_version_refused = [&] {
+    if (!req.has_header("MCP-Protocol-Version")) return false;
     const std::string v = req.get_header_value("MCP-Protocol-Version");
-    if (!protocol_version_supported(v)) {
-      return refuse(res, 400, kTransportError,
-                    "Bad Request: unsupported MCP-Protocol-Version \"" + v + "\"");
-    }
-  }
+    if (protocol_version_supported(v)) return false;
+    refuse(res, 400, kTransportError, "Bad Request: unsupported MCP-Protocol-Version \"" + v + "\"");
+    return true;
+  };
+  const ProtocolMode mode = options_.server.protocol;
+  if (mode == ProtocolMode::legacy && legacy_version_refused()) return;
   json body = json::parse(req.body, nullptr, false);
   if (body.is_discarded()) {
     return refuse(res, 400, kParseError, "Parse error: the body is not valid JSON");
+  }
+  if (mode != ProtocolMode::legacy) {
+    // Dual: a POST without a session whose message is modern (by _meta, method or header)
+    // is served statelessly; initialize and session traffic stay on the 2025 path.
+    const bool modern =
+        mode == ProtocolMode::modern ||
+        (!req.has_header("Mcp-Session-Id") && body.is_object() && !is_method(body, "initialize") &&
+         (DemoServer::is_modern_request(mode, body) ||
+          req.get_header_value("MCP-Protocol-Version") == kModernProtocolVersion));
+    if (modern) return on_modern_post(req, res, body);
+    if (legacy_version_refused()) return;
   }
   const bool batch = body.is_array();
   std::vector<json> messages;
@@ -396,37 +472,188 @@ void HttpFrontEnd::on_post(const httplib::Request& req, httplib::Response& res) 
       sessions_.erase(session_id);  // a failed initialize leaves no session behind
     }
   }
+  // Messages that are not answers (list_changed from toggle_tool, a request to the client
+  // from an input tool) need an SSE answer.
+  const bool extra = std::any_of(ex->out.begin(), ex->out.end(),
+                                 [](const json& m) { return !is_response(m); });
   if (ex->pending.empty()) {
     if (ex->out.empty()) {
       res.status = 202;
       return;
     }
-    const json answer = (!batch && ex->out.size() == 1) ? ex->out.front() : json(ex->out);
     res.status = 200;
+    if (extra) {
+      std::string events;
+      for (const auto& m : ex->out) events += sse_event(ex->next_event_id++, m);
+      res.set_header("Cache-Control", "no-cache");
+      res.set_content(events, "text/event-stream");
+      return;
+    }
+    const json answer = (!batch && ex->out.size() == 1) ? ex->out.front() : json(ex->out);
     res.set_content(dump(answer), "application/json");
     return;
   }
   lock.unlock();
-  stream_answer(res, ex, session_id, progress, batch);
+  stream_answer(res, ex, progress || extra, batch,
+                [this, ex, session_id] { abandon_locked(*ex, session_id); }, nullptr);
+}
+
+void HttpFrontEnd::on_modern_post(const httplib::Request& req, httplib::Response& res,
+                                  const json& message) {
+  if (!message.is_object()) {
+    return refuse(res, 400, kInvalidRequest,
+                  "Invalid Request: 2026-07-28 has no batches; send one JSON-RPC object per POST");
+  }
+  const json* id = request_id(message);
+  if (id == nullptr) {
+    // Notifications and responses: none is defined from client to server on this wire.
+    if (message.contains("method") || is_response(message)) {
+      res.status = 202;
+      return;
+    }
+    return refuse(res, 400, kInvalidRequest,
+                  "Invalid Request: expected a JSON-RPC request with a string or integer id");
+  }
+  const json& method_value = message["method"];
+  if (!method_value.is_string()) {
+    return refuse(res, 400, kInvalidRequest, "Invalid Request: \"method\" must be a string", *id);
+  }
+  const std::string method = method_value.get<std::string>();
+  const json params = message.contains("params") ? message["params"] : json(nullptr);
+  // A refusal before the request reaches a DemoServer still counts as a request received.
+  auto refuse_request = [&](int status, int code, const std::string& why,
+                            const json& data = nullptr) {
+    if (options_.server.on_request) options_.server.on_request(method);
+    log("refused " + method + " (" + std::to_string(status) + ", " + std::to_string(code) +
+        "): " + why);
+    refuse(res, status, code, why, *id, data);
+  };
+  if (auto refusal = DemoServer::check_modern(method, params)) {
+    return refuse_request(refusal->code == -32601 ? 404 : 400, refusal->code, refusal->message,
+                          refusal->data);
+  }
+  const std::string version = params["_meta"][kMetaProtocolVersion].get<std::string>();
+  if (!req.has_header("MCP-Protocol-Version") ||
+      req.get_header_value("MCP-Protocol-Version") != version) {
+    return refuse_request(400, kHeaderMismatch,
+                          "Header mismatch: MCP-Protocol-Version \"" +
+                              req.get_header_value("MCP-Protocol-Version") +
+                              "\" must equal params._meta protocolVersion \"" + version + "\"");
+  }
+  if (!req.has_header("Mcp-Method") || req.get_header_value("Mcp-Method") != method) {
+    return refuse_request(400, kHeaderMismatch,
+                          "Header mismatch: Mcp-Method \"" + req.get_header_value("Mcp-Method") +
+                              "\" must equal the method \"" + method + "\"");
+  }
+
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (stopping_) return refuse(res, 503, kTransportError, "Service Unavailable: shutting down");
+  auto server = std::make_unique<DemoServer>(*scheduler_, options_.server);
+  if (method == "tools/call") {
+    const json& name = params.contains("name") ? params["name"] : json();
+    const auto sent_name = decode_header_value(req.get_header_value("Mcp-Name"));
+    if (name.is_string() &&
+        (!req.has_header("Mcp-Name") || !sent_name || *sent_name != name.get<std::string>())) {
+      lock.unlock();
+      return refuse_request(400, kHeaderMismatch,
+                            "Header mismatch: Mcp-Name \"" + req.get_header_value("Mcp-Name") +
+                                "\" must equal params.name \"" + name.get<std::string>() + "\"");
+    }
+    // x-mcp-header: each annotated argument must arrive as Mcp-Param-<Name> too.
+    const json& args = params.contains("arguments") && params["arguments"].is_object()
+                           ? params["arguments"]
+                           : json::object();
+    for (const auto& tool : server->listed_tools(true)) {
+      if (!name.is_string() || tool.value("name", std::string()) != name.get<std::string>()) continue;
+      const json props = tool["inputSchema"].value("properties", json::object());
+      for (const auto& [prop, schema] : props.items()) {
+        if (!schema.is_object() || !schema.contains("x-mcp-header") ||
+            !schema["x-mcp-header"].is_string()) {
+          continue;
+        }
+        const std::string header = "Mcp-Param-" + schema["x-mcp-header"].get<std::string>();
+        const bool has_arg = args.contains(prop) && !args[prop].is_null();
+        std::string why;
+        if (!has_arg && req.has_header(header)) {
+          why = header + " was sent but arguments." + prop + " is absent";
+        } else if (has_arg && !req.has_header(header)) {
+          why = header + " is missing (arguments." + prop + " is " + dump(args[prop]) + ")";
+        } else if (has_arg) {
+          const auto sent = decode_header_value(req.get_header_value(header));
+          if (!sent) {
+            why = header + " has a malformed =?base64?...?= value";
+          } else if (*sent != header_form(args[prop])) {
+            why = header + " \"" + *sent + "\" does not match arguments." + prop + " " +
+                  dump(args[prop]);
+          }
+        }
+        if (!why.empty()) {
+          lock.unlock();
+          return refuse_request(400, kHeaderMismatch, "Header mismatch: " + why);
+        }
+      }
+    }
+  }
+
+  auto ex = std::make_shared<Exchange>();
+  DemoServer::Send send = [this, ex](const json& m) {
+    ex->out.push_back(m);
+    if (is_response(m)) {
+      if (auto rid = m.find("id"); rid != m.end()) ex->pending.erase(id_key(*rid));
+    }
+    data_cv_.notify_all();
+  };
+  // drop_listen: the stream ends without a result.
+  DemoServer::Close close = [this, weak = std::weak_ptr<Exchange>(ex)] {
+    if (auto e = weak.lock()) {
+      e->closed = true;
+      e->pending.clear();
+    }
+    data_cv_.notify_all();
+  };
+  ex->pending.emplace(id_key(*id), *id);
+  server->handle(message, send, close);
+  if (ex->pending.empty()) {
+    res.status = 200;
+    if (ex->out.size() == 1) {
+      res.set_content(dump(ex->out.front()), "application/json");
+    } else {
+      std::string events;
+      for (const auto& m : ex->out) events += sse_event(ex->next_event_id++, m);
+      res.set_header("Cache-Control", "no-cache");
+      res.set_content(events, "text/event-stream");
+    }
+    return;  // the DemoServer goes with this POST: stateless
+  }
+  // Still running (a listen stream, a slow_task): the DemoServer lives as long as the
+  // response; a client that goes away takes it (and its listens and tasks) with it.
+  const std::uint64_t key = next_stateless_++;
+  stateless_.emplace(key, std::move(server));
+  lock.unlock();
+  res.set_header("X-Accel-Buffering", "no");
+  stream_answer(res, ex, true, false, [this, key] { stateless_.erase(key); },
+                [this, key] {
+                  std::lock_guard<std::mutex> guard(mutex_);
+                  stateless_.erase(key);
+                });
 }
 
 void HttpFrontEnd::stream_answer(httplib::Response& res, const std::shared_ptr<Exchange>& ex,
-                                 const std::string& session_id, bool sse, bool batch) {
+                                 bool sse, bool batch, std::function<void()> abandon,
+                                 std::function<void()> release) {
   res.status = 200;
   if (sse) res.set_header("Cache-Control", "no-cache");
-  auto provider = [this, ex, session_id, sse, batch](std::size_t, httplib::DataSink& sink) {
+  auto provider = [this, ex, sse, batch, abandon](std::size_t, httplib::DataSink& sink) {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
       if (sse) {
         while (ex->written < ex->out.size()) {
-          const std::string event = "event: message\nid: " +
-                                    std::to_string(ex->next_event_id++) +
-                                    "\ndata: " + dump(ex->out[ex->written++]) + "\n\n";
+          const std::string event = sse_event(ex->next_event_id++, ex->out[ex->written++]);
           lock.unlock();
           const bool ok = sink.write(event.data(), event.size());
           lock.lock();
           if (!ok) {
-            abandon_locked(*ex, session_id);
+            abandon();
             return false;
           }
         }
@@ -447,12 +674,15 @@ void HttpFrontEnd::stream_answer(httplib::Response& res, const std::shared_ptr<E
       const bool connected = sink.is_writable();
       lock.lock();
       if (!connected) {
-        abandon_locked(*ex, session_id);
+        abandon();
         return false;
       }
     }
   };
-  res.set_chunked_content_provider(sse ? "text/event-stream" : "application/json", provider);
+  httplib::ContentProviderResourceReleaser releaser;
+  if (release) releaser = [release](bool) { release(); };
+  res.set_chunked_content_provider(sse ? "text/event-stream" : "application/json", provider,
+                                   releaser);
 }
 
 void HttpFrontEnd::abandon_locked(Exchange& ex, const std::string& session_id) {
@@ -485,6 +715,11 @@ void HttpFrontEnd::end_session_locked(
 void HttpFrontEnd::on_get(const httplib::Request& req, httplib::Response& res) {
   if (!host_allowed(req)) return refuse(res, 403, kTransportError, "Forbidden: Host not loopback");
   if (options_.admit && !options_.admit(req, res)) return;
+  if (options_.server.protocol == ProtocolMode::modern) {
+    res.set_header("Allow", "POST, OPTIONS");
+    return refuse(res, 405, kTransportError,
+                  "Method Not Allowed: 2026-07-28 has no GET stream (use subscriptions/listen)");
+  }
   if (req.has_header("Mcp-Session-Id")) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (sessions_.count(req.get_header_value("Mcp-Session-Id")) == 0) {
@@ -499,6 +734,13 @@ void HttpFrontEnd::on_get(const httplib::Request& req, httplib::Response& res) {
 void HttpFrontEnd::on_delete(const httplib::Request& req, httplib::Response& res) {
   if (!host_allowed(req)) return refuse(res, 403, kTransportError, "Forbidden: Host not loopback");
   if (options_.admit && !options_.admit(req, res)) return;
+  if (options_.server.protocol == ProtocolMode::modern ||
+      (options_.server.protocol == ProtocolMode::dual && !req.has_header("Mcp-Session-Id"))) {
+    res.set_header("Allow", options_.server.protocol == ProtocolMode::modern ? "POST, OPTIONS"
+                                                                             : "POST, DELETE, OPTIONS");
+    return refuse(res, 405, kTransportError,
+                  "Method Not Allowed: 2026-07-28 has no sessions to delete");
+  }
   if (!req.has_header("Mcp-Session-Id")) {
     return refuse(res, 400, kTransportError, "Bad Request: no Mcp-Session-Id header");
   }

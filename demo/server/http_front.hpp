@@ -22,9 +22,19 @@
 //      allowed, Mcp-Session-Id and WWW-Authenticate exposed); OPTIONS preflight → 204.
 //  [x] hooks for a front end that protects /mcp (HttpFrontOptions::admit) and serves more
 //      paths on the same port (HttpFrontOptions::add_routes): the OAuth fixture.
-//  [ ] no resumability (GET with Last-Event-ID is 405 too), no server-initiated requests,
-//      no Origin allow-list (any origin may call, as a local demo wants; the Host check
-//      is what stops DNS rebinding).
+//  [x] 2026-07-28 (options.server.protocol modern, or dual without a session): one
+//      JSON-RPC request per POST, no session; MCP-Protocol-Version must equal the _meta
+//      version, Mcp-Method the method, Mcp-Name a tools/call's params.name, and each
+//      x-mcp-header argument must come as Mcp-Param-<Name> (=?base64?...?= decoded), else
+//      400 + -32020; missing _meta → 400 + -32602; unsupported version → 400 + -32022;
+//      unknown method → 404 + -32601. Each request gets its own DemoServer (sharing
+//      DemoShared); a listen stream or running task answers with SSE until it ends
+//      (drop_listen closes it without a result); GET and DELETE → 405.
+//  [x] legacy input tools: their request to the client goes out on the tools/call's SSE
+//      answer; the client's response comes in a POST of its own (202).
+//  [ ] no resumability (GET with Last-Event-ID is 405 too), no Origin allow-list (any
+//      origin may call, as a local demo wants; the Host check is what stops DNS
+//      rebinding).
 //
 // Threading: cpp-httplib serves each connection on a pool thread. One mutex guards every
 // session (each with its own DemoServer) and the timer queue; a timer thread runs the
@@ -94,12 +104,16 @@ class HttpFrontEnd {
   class LockedScheduler;
 
   void on_post(const httplib::Request& req, httplib::Response& res);
+  // A 2026-07-28 POST: header and envelope checks, then a DemoServer of its own.
+  void on_modern_post(const httplib::Request& req, httplib::Response& res, const json& message);
   void on_get(const httplib::Request& req, httplib::Response& res);
   void on_delete(const httplib::Request& req, httplib::Response& res);
   bool host_allowed(const httplib::Request& req) const;
   // The answers of POST whose requests are still running: SSE or delayed JSON.
-  void stream_answer(httplib::Response& res, const std::shared_ptr<Exchange>& ex,
-                     const std::string& session_id, bool sse, bool batch);
+  // `abandon` runs with mutex_ held when the client went away; `release` (may be null)
+  // runs without it once the response is finished either way.
+  void stream_answer(httplib::Response& res, const std::shared_ptr<Exchange>& ex, bool sse,
+                     bool batch, std::function<void()> abandon, std::function<void()> release);
   // With mutex_ held: cancels the still-running requests of `ex` (client gone).
   void abandon_locked(Exchange& ex, const std::string& session_id);
   // With mutex_ held: removes a session; its open answers end.
@@ -116,6 +130,9 @@ class HttpFrontEnd {
   std::condition_variable timer_cv_;  // the timer queue changed, or stopping
   std::unique_ptr<LockedScheduler> scheduler_;
   std::map<std::string, std::unique_ptr<Session>> sessions_;
+  // 2026-07-28 requests still answering (listen streams, slow tasks), one DemoServer each.
+  std::map<std::uint64_t, std::unique_ptr<DemoServer>> stateless_;
+  std::uint64_t next_stateless_ = 1;
   bool stopping_ = false;
   std::thread timer_thread_;
   // stop() may come before run() reached httplib's accept loop, where httplib's own stop()

@@ -29,6 +29,7 @@
 #include <fstream>
 #include <mutex>
 #include <optional>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -723,6 +724,513 @@ TEST(DemoServerLegacyEarly, EarlyRequestFlagsAreRefusedOutsideLegacyStdio) {
     ASSERT_TRUE(status);
     EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == 2) << server.log();
   }
+}
+
+// ---- HTTP --------------------------------------------------------------------------------
+
+// One SSE event's `data` fields, from a complete or partial body (only whole events).
+std::vector<json> sse_messages(const std::string& body) {
+  std::vector<json> out;
+  std::size_t pos = 0;
+  for (;;) {
+    const auto end = body.find("\n\n", pos);
+    if (end == std::string::npos) break;
+    std::istringstream event(body.substr(pos, end - pos));
+    for (std::string line; std::getline(event, line);) {
+      if (line.rfind("data: ", 0) == 0) out.push_back(json::parse(line.substr(6), nullptr, false));
+    }
+    pos = end + 2;
+  }
+  return out;
+}
+
+json rpc(const json& id, const std::string& method, json params) {
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
+}
+
+// The headers a correct 2026-07-28 client sends for `message`.
+httplib::Headers modern_headers(const json& message) {
+  httplib::Headers h{{"Accept", kAcceptBoth}, {"MCP-Protocol-Version", kVersion}};
+  h.emplace("Mcp-Method", message.value("method", ""));
+  const json& params = message.value("params", json::object());
+  if (message.value("method", "") == "tools/call" && params.contains("name")) {
+    h.emplace("Mcp-Name", params["name"].get<std::string>());
+  }
+  return h;
+}
+
+// A POST answered with an SSE stream that stays open, read on a thread of its own.
+class StreamedPost {
+ public:
+  StreamedPost(int port, const json& body, httplib::Headers headers) {
+    thread_ = std::thread([this, port, body, headers = std::move(headers)] {
+      httplib::Client client("127.0.0.1", port);
+      client.set_read_timeout(kDeadline);
+      httplib::Request req;
+      req.method = "POST";
+      req.path = "/mcp";
+      req.headers = headers;
+      req.set_header("Content-Type", "application/json");
+      req.body = body.dump();
+      req.response_handler = [this](const httplib::Response& r) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        status_ = r.status;
+        content_type_ = r.get_header_value("Content-Type");
+        return true;
+      };
+      req.content_receiver = [this](const char* data, std::size_t n, std::uint64_t, std::uint64_t) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        body_.append(data, n);
+        cv_.notify_all();
+        return !stop_;
+      };
+      client.send(req);
+      std::lock_guard<std::mutex> lock(mutex_);
+      ended_ = true;
+      cv_.notify_all();
+    });
+  }
+  ~StreamedPost() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    thread_.join();
+  }
+
+  // Waits (bounded) until `count` whole SSE messages arrived; returns those there are.
+  std::vector<json> wait_messages(std::size_t count) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    cv_.wait_for(lock, kDeadline, [&] { return ended_ || sse_messages(body_).size() >= count; });
+    return sse_messages(body_);
+  }
+  // Waits (bounded) for the response to end; true if it did.
+  bool wait_end() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    return cv_.wait_for(lock, kDeadline, [&] { return ended_; });
+  }
+  int status() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return status_;
+  }
+  std::string content_type() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return content_type_;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::string body_;
+  std::string content_type_;
+  int status_ = 0;
+  bool ended_ = false;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+class DemoServerModernHttp : public ::testing::Test {
+ protected:
+  DemoServerModernHttp() : server_({"--http", "0", "--protocol", "2026", "--log-requests"}) {}
+  void SetUp() override {
+    ASSERT_GT(server_.port(), 0) << server_.error();
+    client_ = std::make_unique<httplib::Client>("127.0.0.1", server_.port());
+    client_->set_read_timeout(kDeadline);
+    client_->set_connection_timeout(kDeadline);
+  }
+
+  httplib::Result post(const json& body, const httplib::Headers& headers) {
+    return client_->Post("/mcp", headers, body.dump(), "application/json");
+  }
+  httplib::Result post(const json& body) { return post(body, modern_headers(body)); }
+
+  // A tools/call with correct headers; `extra` joins params, `headers` joins the defaults.
+  httplib::Result call_tool(int id, const std::string& tool, json arguments, json extra = json::object(),
+                            json capabilities = json::object(), httplib::Headers headers = {}) {
+    json params = modern_params(call_params(tool, std::move(arguments)), std::move(capabilities));
+    for (auto& [k, v] : extra.items()) params[k] = v;
+    json body = rpc(id, "tools/call", std::move(params));
+    httplib::Headers h = modern_headers(body);
+    for (auto& [k, v] : headers) {
+      h.erase(k);
+      h.emplace(k, v);
+    }
+    return post(body, h);
+  }
+
+  static json body_of(const httplib::Result& res) {
+    return res ? json::parse(res->body, nullptr, false) : json();
+  }
+
+  HttpDemoServer server_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(DemoServerModernHttp, DiscoverIsAJsonAnswerWithoutASession) {
+  auto res = post(rpc(1, "server/discover", modern_params()));
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+  EXPECT_THAT(res->get_header_value("Content-Type"), HasSubstr("application/json"));
+  EXPECT_FALSE(res->has_header("Mcp-Session-Id"));
+  json r = body_of(res);
+  EXPECT_EQ(r["id"], 1);
+  EXPECT_EQ(r["result"]["resultType"], "complete");
+  EXPECT_EQ(r["result"]["supportedVersions"], json::array({kVersion}));
+  EXPECT_EQ(r["result"]["cacheScope"], "public");
+  EXPECT_EQ(r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "mcprt-demo-server");
+}
+
+TEST_F(DemoServerModernHttp, MissingMetaIs400WithInvalidParams) {
+  json body = rpc(1, "tools/list", json::object());
+  auto res = post(body);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  EXPECT_EQ(body_of(res)["error"]["code"], -32602) << res->body;
+  EXPECT_EQ(body_of(res)["id"], 1);
+}
+
+TEST_F(DemoServerModernHttp, UnsupportedVersionIs400With32022AndItsData) {
+  json body = rpc(1, "tools/list", json{{"_meta", meta(json::object(), "2031-01-01")}});
+  httplib::Headers h = modern_headers(body);
+  h.erase("MCP-Protocol-Version");
+  h.emplace("MCP-Protocol-Version", "2031-01-01");
+  auto res = post(body, h);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);
+  json r = body_of(res);
+  EXPECT_EQ(r["error"]["code"], -32022) << res->body;
+  EXPECT_EQ(r["error"]["data"]["supported"], json::array({kVersion}));
+  EXPECT_EQ(r["error"]["data"]["requested"], "2031-01-01");
+}
+
+TEST_F(DemoServerModernHttp, HeadersThatDisagreeWithTheBodyAre400With32020) {
+  const json list = rpc(1, "tools/list", modern_params());
+  auto expect_mismatch = [&](const json& body, httplib::Headers h, const char* what) {
+    auto res = post(body, h);
+    ASSERT_TRUE(res) << what;
+    EXPECT_EQ(res->status, 400) << what;
+    EXPECT_EQ(body_of(res)["error"]["code"], -32020) << what << ": " << res->body;
+  };
+  httplib::Headers no_version{{"Accept", kAcceptBoth}, {"Mcp-Method", "tools/list"}};
+  expect_mismatch(list, no_version, "no MCP-Protocol-Version");
+  httplib::Headers other_version{{"Accept", kAcceptBoth},
+                                 {"MCP-Protocol-Version", "2025-11-25"},
+                                 {"Mcp-Method", "tools/list"}};
+  expect_mismatch(list, other_version, "MCP-Protocol-Version differs from _meta");
+  httplib::Headers no_method{{"Accept", kAcceptBoth}, {"MCP-Protocol-Version", kVersion}};
+  expect_mismatch(list, no_method, "no Mcp-Method");
+  httplib::Headers wrong_method{{"Accept", kAcceptBoth},
+                                {"MCP-Protocol-Version", kVersion},
+                                {"Mcp-Method", "tools/call"}};
+  expect_mismatch(list, wrong_method, "Mcp-Method differs");
+
+  auto wrong_name = call_tool(2, "echo", {{"message", "x"}}, json::object(), json::object(),
+                              {{"Mcp-Name", "add"}});
+  ASSERT_TRUE(wrong_name);
+  EXPECT_EQ(wrong_name->status, 400);
+  EXPECT_EQ(body_of(wrong_name)["error"]["code"], -32020);
+  // The base64 form of the right name is the right name.
+  auto encoded = call_tool(3, "echo", {{"message", "x"}}, json::object(), json::object(),
+                           {{"Mcp-Name", "=?base64?ZWNobw==?="}});
+  ASSERT_TRUE(encoded);
+  EXPECT_EQ(encoded->status, 200) << encoded->body;
+  EXPECT_EQ(first_text(body_of(encoded)["result"]), "x");
+}
+
+TEST_F(DemoServerModernHttp, UnknownMethodAndInitializeAre404WithMethodNotFound) {
+  for (const char* method : {"resources/list", "initialize", "ping"}) {
+    auto res = post(rpc(1, method, modern_params()));
+    ASSERT_TRUE(res) << method;
+    EXPECT_EQ(res->status, 404) << method;
+    EXPECT_EQ(body_of(res)["error"]["code"], -32601) << method << ": " << res->body;
+  }
+}
+
+TEST_F(DemoServerModernHttp, GetAndDeleteAre405) {
+  auto get = client_->Get("/mcp", httplib::Headers{{"Accept", "text/event-stream"}});
+  ASSERT_TRUE(get);
+  EXPECT_EQ(get->status, 405);
+  auto del = client_->Delete("/mcp", httplib::Headers{{"Mcp-Session-Id", "abc"}});
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 405);
+}
+
+TEST_F(DemoServerModernHttp, RegionEchoChecksTheMirroredHeaderIncludingBase64) {
+  auto plain = call_tool(1, "region_echo", {{"region", "eu-west"}}, json::object(), json::object(),
+                         {{"Mcp-Param-Region", "eu-west"}});
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->status, 200) << plain->body;
+  EXPECT_EQ(first_text(body_of(plain)["result"]), "region=eu-west");
+
+  auto unicode = call_tool(2, "region_echo", {{"region", "Hello, 世界"}}, json::object(),
+                           json::object(), {{"Mcp-Param-Region", "=?base64?SGVsbG8sIOS4lueVjA==?="}});
+  ASSERT_TRUE(unicode);
+  EXPECT_EQ(unicode->status, 200) << unicode->body;
+  EXPECT_EQ(first_text(body_of(unicode)["result"]), "region=Hello, 世界");
+
+  auto expect_mismatch = [&](const httplib::Result& res, const char* what) {
+    ASSERT_TRUE(res) << what;
+    EXPECT_EQ(res->status, 400) << what;
+    EXPECT_EQ(body_of(res)["error"]["code"], -32020) << what << ": " << res->body;
+  };
+  expect_mismatch(call_tool(3, "region_echo", {{"region", "eu"}}, json::object(), json::object(),
+                            {{"Mcp-Param-Region", "us"}}),
+                  "different value");
+  expect_mismatch(call_tool(4, "region_echo", {{"region", "eu"}}), "header missing");
+  expect_mismatch(call_tool(5, "region_echo", json::object(), json::object(), json::object(),
+                            {{"Mcp-Param-Region", "eu"}}),
+                  "header without the argument");
+  expect_mismatch(call_tool(6, "region_echo", {{"region", "Hello, 世界"}}, json::object(),
+                            json::object(), {{"Mcp-Param-Region", "=?base64?SGVsbG8=?="}}),
+                  "base64 of another value");
+}
+
+TEST_F(DemoServerModernHttp, ListenStreamAcknowledgesNotifiesAndIsDroppedWithoutAResult) {
+  json listen = rpc("listen:1", "subscriptions/listen",
+                    modern_params({{"notifications", {{"toolsListChanged", true}}}}));
+  StreamedPost stream(server_.port(), listen, modern_headers(listen));
+  auto first = stream.wait_messages(1);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_EQ(stream.status(), 200);
+  EXPECT_THAT(stream.content_type(), HasSubstr("text/event-stream"));
+  EXPECT_EQ(first[0]["method"], "notifications/subscriptions/acknowledged");
+  EXPECT_EQ(first[0]["params"]["notifications"], (json{{"toolsListChanged", true}}));
+  EXPECT_EQ(first[0]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen:1");
+
+  auto toggled = call_tool(2, "toggle_tool", json::object());
+  ASSERT_TRUE(toggled);
+  EXPECT_EQ(first_text(body_of(toggled)["result"]), "bonus tool added");
+  auto two = stream.wait_messages(2);
+  ASSERT_EQ(two.size(), 2u);
+  EXPECT_EQ(two[1]["method"], "notifications/tools/list_changed");
+  EXPECT_EQ(two[1]["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"], "listen:1");
+  // Another request (its own POST, no session) sees the changed list.
+  auto listed = post(rpc(3, "tools/list", modern_params()));
+  EXPECT_TRUE(tool_names(body_of(listed)["result"]).count("bonus")) << listed->body;
+
+  auto dropped = call_tool(4, "drop_listen", json::object());
+  EXPECT_EQ(first_text(body_of(dropped)["result"]), "dropped 1 listen stream(s)");
+  ASSERT_TRUE(stream.wait_end());
+  auto all = stream.wait_messages(3);
+  EXPECT_EQ(all.size(), 2u);
+  for (const auto& m : all) EXPECT_FALSE(m.contains("result")) << m.dump();
+}
+
+TEST_F(DemoServerModernHttp, AskNameRoundTripAcrossTwoPostsAndAForgedStateIsRefused) {
+  auto first = call_tool(1, "ask_name", json::object(), json::object(), kElicitation);
+  ASSERT_TRUE(first);
+  json ir = body_of(first)["result"];
+  ASSERT_EQ(ir["resultType"], "input_required") << first->body;
+  EXPECT_EQ(ir["inputRequests"]["name"]["method"], "elicitation/create");
+  auto done = call_tool(2, "ask_name", json::object(),
+                        {{"inputResponses",
+                          {{"name", {{"action", "accept"}, {"content", {{"name", "Ada"}}}}}}},
+                         {"requestState", ir["requestState"]}},
+                        kElicitation);
+  ASSERT_TRUE(done);
+  EXPECT_EQ(first_text(body_of(done)["result"]), "Hello, Ada!") << done->body;
+
+  auto forged = call_tool(3, "ask_name", json::object(),
+                          {{"inputResponses",
+                            {{"name", {{"action", "accept"}, {"content", {{"name", "Eve"}}}}}}},
+                           {"requestState", ir["requestState"].get<std::string>() + "x"}},
+                          kElicitation);
+  ASSERT_TRUE(forged);
+  EXPECT_EQ(forged->status, 200);
+  EXPECT_TRUE(body_of(forged)["result"].value("isError", false)) << forged->body;
+}
+
+TEST_F(DemoServerModernHttp, LogRequestsNamesEveryRequestServedOrRefused) {
+  post(rpc(1, "server/discover", modern_params()));
+  post(rpc(2, "tools/list", json::object()));  // refused: no _meta
+  post(rpc(3, "nope/nothing", modern_params()));
+  EXPECT_TRUE(server_.wait_log("request nope/nothing"));
+  const std::string log = server_.log();
+  EXPECT_THAT(log, HasSubstr("[mcprt-demo-server] request server/discover\n"));
+  EXPECT_THAT(log, HasSubstr("[mcprt-demo-server] request tools/list\n"));
+}
+
+TEST(DemoServerDualHttp, ServesASessionAndStatelessRequestsOnOneUrl) {
+  HttpDemoServer server({"--http", "0", "--protocol", "dual"});
+  ASSERT_GT(server.port(), 0) << server.error();
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_read_timeout(kDeadline);
+  json discover = rpc(1, "server/discover", modern_params());
+  auto d = client.Post("/mcp", modern_headers(discover), discover.dump(), "application/json");
+  ASSERT_TRUE(d);
+  EXPECT_EQ(d->status, 200);
+  EXPECT_EQ(json::parse(d->body)["result"]["supportedVersions"], json::array({kVersion}));
+
+  json init = rpc(2, "initialize",
+                  {{"protocolVersion", "2025-11-25"},
+                   {"capabilities", json::object()},
+                   {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+  auto i = client.Post("/mcp", httplib::Headers{{"Accept", kAcceptBoth}}, init.dump(),
+                       "application/json");
+  ASSERT_TRUE(i);
+  ASSERT_EQ(i->status, 200) << i->body;
+  const std::string session = i->get_header_value("Mcp-Session-Id");
+  ASSERT_FALSE(session.empty());
+  httplib::Headers legacy{{"Accept", kAcceptBoth},
+                          {"Mcp-Session-Id", session},
+                          {"MCP-Protocol-Version", "2025-11-25"}};
+  auto l = client.Post("/mcp", legacy, rpc(3, "tools/list", json::object()).dump(),
+                       "application/json");
+  ASSERT_TRUE(l);
+  EXPECT_EQ(l->status, 200);
+  EXPECT_FALSE(json::parse(l->body)["result"].contains("resultType")) << l->body;
+
+  json modern = rpc(4, "tools/list", modern_params());
+  auto m = client.Post("/mcp", modern_headers(modern), modern.dump(), "application/json");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->status, 200);
+  EXPECT_EQ(json::parse(m->body)["result"]["resultType"], "complete") << m->body;
+  EXPECT_FALSE(m->has_header("Mcp-Session-Id"));
+
+  // Without a session, a legacy-looking request is not served statelessly.
+  auto stray = client.Post("/mcp", httplib::Headers{{"Accept", kAcceptBoth}},
+                           rpc(5, "tools/list", json::object()).dump(), "application/json");
+  ASSERT_TRUE(stray);
+  EXPECT_EQ(stray->status, 400);
+  auto del_none = client.Delete("/mcp");
+  ASSERT_TRUE(del_none);
+  EXPECT_EQ(del_none->status, 405);
+  auto del = client.Delete("/mcp", httplib::Headers{{"Mcp-Session-Id", session}});
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 200);
+}
+
+TEST(DemoServerLegacyHttpInput, AskNameAsksOnTheCallsStreamAndFinishesOnThePostedAnswer) {
+  HttpDemoServer server({"--http", "0", "--protocol", "legacy"});
+  ASSERT_GT(server.port(), 0) << server.error();
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_read_timeout(kDeadline);
+  json init = rpc(1, "initialize",
+                  {{"protocolVersion", "2025-11-25"},
+                   {"capabilities", {{"elicitation", json::object()}}},
+                   {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+  auto i = client.Post("/mcp", httplib::Headers{{"Accept", kAcceptBoth}}, init.dump(),
+                       "application/json");
+  ASSERT_TRUE(i);
+  const std::string session = i->get_header_value("Mcp-Session-Id");
+  ASSERT_FALSE(session.empty());
+  const httplib::Headers h{{"Accept", kAcceptBoth}, {"Mcp-Session-Id", session}};
+
+  StreamedPost call(server.port(), rpc(2, "tools/call", call_params("ask_name")), h);
+  auto asked = call.wait_messages(1);
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_THAT(call.content_type(), HasSubstr("text/event-stream"));
+  EXPECT_EQ(asked[0]["method"], "elicitation/create");
+  json answer{{"jsonrpc", "2.0"},
+              {"id", asked[0]["id"]},
+              {"result", {{"action", "accept"}, {"content", {{"name", "Ada"}}}}}};
+  auto posted = client.Post("/mcp", h, answer.dump(), "application/json");
+  ASSERT_TRUE(posted);
+  EXPECT_EQ(posted->status, 202);
+  ASSERT_TRUE(call.wait_end());
+  auto all = call.wait_messages(2);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[1]["id"], 2);
+  EXPECT_EQ(first_text(all[1]["result"]), "Hello, Ada!");
+}
+
+// ---- the third-party 2026-07-28 fixture (npm @modelcontextprotocol/server) -------------
+
+std::string ts2026_fixture() {
+  return std::string(MCPRT_SOURCE_DIR) + "/tests/fixtures/ts2026/server.mjs";
+}
+
+void expect_npm_server_package() {
+  const std::string pkg =
+      std::string(MCPRT_SOURCE_DIR) + "/node_modules/@modelcontextprotocol/server/package.json";
+  struct stat st {};
+  ASSERT_EQ(::stat(pkg.c_str(), &st), 0)
+      << pkg << " is missing: install the npm dev dependencies first (scripts/bootstrap, or "
+      << "`npm install` in " << MCPRT_SOURCE_DIR << ")";
+}
+
+TEST(DemoServerTs2026Fixture, StdioAnswersDiscoverListsItsToolsAndRefusesInitialize) {
+  expect_npm_server_package();
+  StdioChild server("node", {ts2026_fixture()});
+  ASSERT_TRUE(server.started()) << server.error();
+  json discover = server.call(1, "server/discover", modern_params());
+  ASSERT_TRUE(discover.contains("result")) << discover.dump() << "\nstderr: " << server.log();
+  EXPECT_EQ(discover["result"]["supportedVersions"], json::array({kVersion}));
+  EXPECT_EQ(discover["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+            "mcprt-ts2026-fixture");
+
+  json list = server.call(2, "tools/list", modern_params());
+  ASSERT_TRUE(list.contains("result")) << list.dump();
+  EXPECT_EQ(list["result"]["resultType"], "complete");
+  EXPECT_EQ(tool_names(list["result"]),
+            (std::set<std::string>{"greet", "sum", "ask_name", "toggle_greeting"}));
+
+  json greet = server.call(3, "tools/call", modern_params(call_params("greet", {{"name", "Ada"}})));
+  EXPECT_EQ(first_text(greet["result"]), "Hello, Ada!") << greet.dump();
+  json ask = server.call(4, "tools/call", modern_params(call_params("ask_name"), kElicitation));
+  EXPECT_EQ(ask["result"]["resultType"], "input_required") << ask.dump();
+  EXPECT_EQ(ask["result"]["inputRequests"]["name"]["method"], "elicitation/create");
+
+  json init = server.call(5, "initialize",
+                          json{{"protocolVersion", "2025-11-25"},
+                               {"capabilities", json::object()},
+                               {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+  ASSERT_TRUE(init.contains("error")) << init.dump();
+  EXPECT_EQ(init["error"]["code"], -32022);
+  EXPECT_EQ(init["error"]["data"]["supported"], json::array({kVersion}));
+}
+
+TEST(DemoServerTs2026Fixture, HttpServesDiscoverOnLoopbackOnly) {
+  expect_npm_server_package();
+  StdioChild server("node", {ts2026_fixture(), "--http", "0"});
+  ASSERT_TRUE(server.started()) << server.error();
+  static const std::regex kListening(R"(listening on http://127\.0\.0\.1:(\d+)/mcp)");
+  int port = 0;
+  const auto deadline = Clock::now() + kDeadline;
+  while (port == 0 && Clock::now() < deadline) {
+    std::smatch m;
+    const std::string log = server.log();
+    if (std::regex_search(log, m, kListening)) {
+      port = std::stoi(m[1].str());
+    } else {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));  // bounded by the deadline
+    }
+  }
+  ASSERT_GT(port, 0) << "no \"listening on\" line; stderr: " << server.log();
+  // The listening socket is bound to 127.0.0.1, not to every interface (/proc/net/tcp:
+  // local address 0100007F, state 0A = LISTEN).
+  {
+    std::ifstream tcp("/proc/net/tcp");
+    char wanted[16];
+    std::snprintf(wanted, sizeof wanted, ":%04X", port);
+    std::vector<std::string> listeners;
+    for (std::string line; std::getline(tcp, line);) {
+      std::istringstream fields(line);
+      std::string slot, local, remote, st;
+      fields >> slot >> local >> remote >> st;
+      if (st == "0A" && local.size() > 5 && local.substr(local.size() - 5) == wanted) {
+        listeners.push_back(local);
+      }
+    }
+    EXPECT_EQ(listeners, (std::vector<std::string>{std::string("0100007F") + wanted}));
+  }
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(kDeadline);
+  json discover = rpc(1, "server/discover", modern_params());
+  auto res = client.Post("/mcp", modern_headers(discover), discover.dump(), "application/json");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200) << res->body;
+  json body = json::parse(res->body, nullptr, false);
+  EXPECT_EQ(body["result"]["supportedVersions"], json::array({kVersion})) << res->body;
+  json init = rpc(2, "initialize",
+                  {{"protocolVersion", "2025-11-25"},
+                   {"capabilities", json::object()},
+                   {"clientInfo", {{"name", "t"}, {"version", "1"}}}});
+  auto refused = client.Post("/mcp", httplib::Headers{{"Accept", kAcceptBoth}}, init.dump(),
+                             "application/json");
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 400);
+  EXPECT_EQ(json::parse(refused->body, nullptr, false)["error"]["code"], -32022) << refused->body;
 }
 
 }  // namespace
