@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli_commands.hpp"
+#include "cli_elicit.hpp"
 #include "mcprt/memory_store.hpp"
 #include "mcprt/native/authorizer.hpp"
 #include "mcprt/native/credential_store.hpp"
@@ -88,6 +89,8 @@ native::NativeHostOptions cli_host_options(const GlobalOptions& o, CliOAuth& oau
   ho.use_cache = !o.no_cache;
   ho.log.level = LogLevel::error;
   ho.trust_command = trust_command;
+  // main.cpp's --elicit check admits only the three policies.
+  ho.loader.manager.input = cli_input_handlers(parse_elicit_policy(o.elicit).value_or(ElicitPolicy::ask));
   oauth.attach(ho);
   return ho;
 }

@@ -58,7 +58,8 @@ std::string login_hint(const std::string& server, bool repl);
 struct GlobalOptions;
 // The host options every connecting command starts from: the global flags, errors-only
 // logging (the CLI reports server failures itself; MCPRT_LOG_LEVEL asks for more), the
-// trust hint, and `oauth` attached (it must outlive the host).
+// trust hint, the elicitation handler of --elicit (cli_elicit.hpp; no sampling handler)
+// and `oauth` attached (it must outlive the host).
 native::NativeHostOptions cli_host_options(const GlobalOptions& options, CliOAuth& oauth);
 
 }  // namespace mcprt::cli

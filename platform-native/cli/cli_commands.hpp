@@ -22,6 +22,9 @@ struct GlobalOptions {
   std::string cwd;          // --cwd: project directory (config lookup, server cwd)
   std::string config_path;  // --config: use only this file instead of discovery
   bool no_cache = false;    // --no-cache: neither read nor write the tool cache
+  // --elicit=ask|decline|accept-defaults: what a server's request for user input gets
+  // (cli_elicit.hpp; SPEC §15). ask: a terminal form on a TTY, declined otherwise.
+  std::string elicit = "ask";
 };
 
 // Reads configs only: never spawns or connects.

@@ -1,5 +1,5 @@
 // The `mcprt` command-line host (SPEC §10).
-//   mcprt [--cwd DIR] [--config FILE] [--no-cache] <command>
+//   mcprt [--cwd DIR] [--config FILE] [--no-cache] [--elicit=ask|decline|accept-defaults] <command>
 //     list [--json]             servers, source, transport, trust, what each would run
 //                               (configs only: nothing is spawned or connected)
 //     trust [DIR]               trust DIR's project servers as they are now
@@ -31,6 +31,11 @@ int main(int argc, char** argv) {
                  "Use only this config file ({\"mcpServers\": ...}) instead of discovering the "
                  "user's configs");
   app.add_flag("--no-cache", global.no_cache, "Do not read or write the tool cache");
+  app.add_option("--elicit", global.elicit,
+                 "When a server asks for input: ask (a form on a terminal; declined when not "
+                 "interactive), decline, or accept-defaults (forms with only their defaults; "
+                 "URL requests declined). Default: ask")
+      ->check(CLI::IsMember({"ask", "decline", "accept-defaults"}));
 
   bool list_json = false;
   auto* list_cmd = app.add_subcommand(

@@ -56,6 +56,9 @@ struct NativeHostOptions {
   // enable_mcp, discovery and manager options, on_status; project trust (SPEC §17):
   // loader.trust asks the host about untrusted project servers (the CLI prompts on a
   // terminal), loader.discovery.trust_all_projects trusts every project (sandboxes).
+  // The host's input handlers and roots (SPEC §15, §3.4) go in loader.manager.input and
+  // loader.manager.roots: no handler = that capability is not declared; roots unset = the
+  // host's cwd (this `cwd`) as the one root.
   LoaderOptions loader;
   SpdlogLoggerOptions log;
   // Shown by `/mcp list|status` next to a server that is not trusted: how to trust its
