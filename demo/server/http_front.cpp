@@ -234,6 +234,10 @@ HttpFrontEnd::HttpFrontEnd(HttpFrontOptions options)
   // One tool-list toggle, listener registry and requestState store for every session and
   // every stateless request.
   if (!options_.server.shared) options_.server.shared = std::make_shared<DemoShared>();
+  // Requests are logged here, as they arrive, also those refused before any DemoServer
+  // sees them (no session, header checks).
+  on_request_ = std::move(options_.server.on_request);
+  options_.server.on_request = nullptr;
   auto& svr = *http_;
   svr.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   svr.set_payload_max_length(kMaxBodyBytes);
@@ -367,8 +371,20 @@ void HttpFrontEnd::on_post(const httplib::Request& req, httplib::Response& res) 
     return true;
   };
   const ProtocolMode mode = options_.server.protocol;
-  if (mode == ProtocolMode::legacy && legacy_version_refused()) return;
   json body = json::parse(req.body, nullptr, false);
+  if (on_request_) {
+    auto note = [&](const json& m) {
+      if (request_id(m) != nullptr && m["method"].is_string()) {
+        on_request_(m["method"].get_ref<const std::string&>());
+      }
+    };
+    if (body.is_array()) {
+      for (const auto& m : body) note(m);
+    } else {
+      note(body);
+    }
+  }
+  if (mode == ProtocolMode::legacy && legacy_version_refused()) return;
   if (body.is_discarded()) {
     return refuse(res, 400, kParseError, "Parse error: the body is not valid JSON");
   }
@@ -523,7 +539,6 @@ void HttpFrontEnd::on_modern_post(const httplib::Request& req, httplib::Response
   // A refusal before the request reaches a DemoServer still counts as a request received.
   auto refuse_request = [&](int status, int code, const std::string& why,
                             const json& data = nullptr) {
-    if (options_.server.on_request) options_.server.on_request(method);
     log("refused " + method + " (" + std::to_string(status) + ", " + std::to_string(code) +
         "): " + why);
     refuse(res, status, code, why, *id, data);

@@ -122,6 +122,7 @@ class HttpFrontEnd {
   void log(const std::string& line) const;
 
   HttpFrontOptions options_;
+  std::function<void(std::string_view method)> on_request_;  // options.server.on_request
   int port_ = -1;
   std::unique_ptr<httplib::Server> http_;
 

@@ -762,10 +762,10 @@ httplib::Headers modern_headers(const json& message) {
 // A POST answered with an SSE stream that stays open, read on a thread of its own.
 class StreamedPost {
  public:
-  StreamedPost(int port, const json& body, httplib::Headers headers) {
-    thread_ = std::thread([this, port, body, headers = std::move(headers)] {
-      httplib::Client client("127.0.0.1", port);
-      client.set_read_timeout(kDeadline);
+  StreamedPost(int port, const json& body, httplib::Headers headers)
+      : client_("127.0.0.1", port) {
+    client_.set_read_timeout(kDeadline);
+    thread_ = std::thread([this, body, headers = std::move(headers)] {
       httplib::Request req;
       req.method = "POST";
       req.path = "/mcp";
@@ -784,17 +784,19 @@ class StreamedPost {
         cv_.notify_all();
         return !stop_;
       };
-      client.send(req);
+      client_.send(req);
       std::lock_guard<std::mutex> lock(mutex_);
       ended_ = true;
       cv_.notify_all();
     });
   }
+  // Hangs up (closes the connection) if the response is still open.
   ~StreamedPost() {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       stop_ = true;
     }
+    client_.stop();
     thread_.join();
   }
 
@@ -826,6 +828,7 @@ class StreamedPost {
   int status_ = 0;
   bool ended_ = false;
   bool stop_ = false;
+  httplib::Client client_;
   std::thread thread_;
 };
 
@@ -1046,8 +1049,47 @@ TEST_F(DemoServerModernHttp, LogRequestsNamesEveryRequestServedOrRefused) {
   post(rpc(3, "nope/nothing", modern_params()));
   EXPECT_TRUE(server_.wait_log("request nope/nothing"));
   const std::string log = server_.log();
-  EXPECT_THAT(log, HasSubstr("[mcprt-demo-server] request server/discover\n"));
-  EXPECT_THAT(log, HasSubstr("[mcprt-demo-server] request tools/list\n"));
+  auto count = [&](const std::string& line) {
+    std::size_t n = 0;
+    for (auto pos = log.find(line); pos != std::string::npos; pos = log.find(line, pos + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count("[mcprt-demo-server] request server/discover\n"), 1u) << log;
+  EXPECT_EQ(count("[mcprt-demo-server] request tools/list\n"), 1u) << log;
+  EXPECT_EQ(count("[mcprt-demo-server] request nope/nothing\n"), 1u) << log;
+}
+
+TEST_F(DemoServerModernHttp, AListenStreamWhoseClientLeftIsForgotten) {
+  json listen = rpc("gone", "subscriptions/listen",
+                    modern_params({{"notifications", {{"toolsListChanged", true}}}}));
+  {
+    StreamedPost stream(server_.port(), listen, modern_headers(listen));
+    ASSERT_EQ(stream.wait_messages(1).size(), 1u);
+  }  // the client hangs up
+  // The server finds out when it next writes to (or checks) the stream; toggles until it
+  // reports no listener left (bounded).
+  bool forgotten = false;
+  for (int i = 0; i < 100 && !forgotten; ++i) {
+    call_tool(100 + i, "toggle_tool", json::object());
+    forgotten = server_.log().find("0 listen stream(s) told") != std::string::npos;
+    if (!forgotten) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_TRUE(forgotten) << server_.log();
+  auto dropped = call_tool(999, "drop_listen", json::object());
+  EXPECT_EQ(first_text(body_of(dropped)["result"]), "dropped 0 listen stream(s)");
+}
+
+TEST(DemoServerLegacyHttpLog, LogRequestsNamesAProbeTheLegacyServerRefused) {
+  HttpDemoServer server({"--http", "0", "--protocol", "legacy", "--log-requests"});
+  ASSERT_GT(server.port(), 0) << server.error();
+  httplib::Client client("127.0.0.1", server.port());
+  client.set_read_timeout(kDeadline);
+  json discover = rpc(1, "server/discover", modern_params());
+  auto res = client.Post("/mcp", modern_headers(discover), discover.dump(), "application/json");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 400);  // MCP-Protocol-Version 2026-07-28 is not a 2025 version
+  EXPECT_NE(json::parse(res->body, nullptr, false)["error"]["code"], -32022);
+  EXPECT_TRUE(server.wait_log("[mcprt-demo-server] request server/discover\n")) << server.log();
 }
 
 TEST(DemoServerDualHttp, ServesASessionAndStatelessRequestsOnOneUrl) {
