@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -58,6 +59,7 @@ void print_usage() {
   std::string text =
       "usage: mcprt-demo-server [--http PORT [--host HOST]] [--startup-delay-ms N]\n"
       "                         [--protocol legacy|2026|dual] [--ttl-ms N]\n"
+      "                         [--cache-scope public|private]\n"
       "                         [--exit-on-early-request | --ignore-early-requests]\n"
       "                         [--log-requests] [--verbose] [--quiet] [--version] [--help]\n"
       "\n"
@@ -75,6 +77,8 @@ void print_usage() {
       "               notifies), drop_listen (ends every listen stream abruptly),\n"
       "               region_echo (argument `region` mirrored as Mcp-Param-Region)\n"
       "  --ttl-ms N   ttlMs of 2026 server/discover and tools/list results (default 0)\n"
+      "  --cache-scope public|private\n"
+      "               cacheScope of those results (default public)\n"
       "  --exit-on-early-request\n"
       "               legacy, stdio: exit(1) at once if the first request is not\n"
       "               initialize (like servers that die on a probe)\n"
@@ -311,6 +315,18 @@ bool parse_port(std::string_view text, int& port) {
   return true;
 }
 
+// Up to 12 digits: enough for TTLs far above the 24 h cap a client applies.
+bool parse_ttl(std::string_view text, std::int64_t& ms) {
+  if (text.empty() || text.size() > 12) return false;
+  std::int64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return false;
+    v = v * 10 + (c - '0');
+  }
+  ms = v;
+  return true;
+}
+
 bool parse_delay(std::string_view text, int& ms) {
   if (text.empty() || text.size() > 6) return false;
   int v = 0;
@@ -334,7 +350,8 @@ int main(int argc, char** argv) {
   int startup_delay_ms = 0;
   bool protocol_given = false;
   mcprt::demo::ProtocolMode protocol = mcprt::demo::ProtocolMode::legacy;
-  int ttl_ms = 0;
+  std::int64_t ttl_ms = 0;
+  std::string cache_scope = "public";
   auto early = mcprt::demo::EarlyRequests::answer;
   bool log_requests = false;
   for (int i = 1; i < argc; ++i) {
@@ -380,10 +397,18 @@ int main(int argc, char** argv) {
       protocol_given = true;
       ++i;
     } else if (arg == "--ttl-ms") {
-      if (i + 1 >= argc || !parse_delay(argv[i + 1], ttl_ms)) {
-        log_line("--ttl-ms needs a number of milliseconds (0..600000)");
+      if (i + 1 >= argc || !parse_ttl(argv[i + 1], ttl_ms)) {
+        log_line("--ttl-ms needs a number of milliseconds (0..999999999999)");
         return 2;
       }
+      ++i;
+    } else if (arg == "--cache-scope") {
+      const std::string_view value = i + 1 < argc ? std::string_view(argv[i + 1]) : "";
+      if (value != "public" && value != "private") {
+        log_line("--cache-scope needs public or private (got \"" + std::string(value) + "\")");
+        return 2;
+      }
+      cache_scope = std::string(value);
       ++i;
     } else if (arg == "--exit-on-early-request" || arg == "--ignore-early-requests") {
       const auto wanted = arg == "--exit-on-early-request" ? mcprt::demo::EarlyRequests::exit
@@ -420,6 +445,7 @@ int main(int argc, char** argv) {
     o.protocol = protocol;
     o.test_tools = protocol_given;
     o.ttl_ms = ttl_ms;
+    o.cache_scope = cache_scope;
     o.early_requests = early;
     o.exit_now = [] {
       log_line("exit 1");

@@ -522,6 +522,10 @@ void HttpFrontEnd::on_modern_post(const httplib::Request& req, httplib::Response
   }
   const json* id = request_id(message);
   if (id == nullptr) {
+    if (message.contains("method") && message.contains("id")) {
+      return refuse(res, 400, kInvalidRequest,
+                    "Invalid Request: \"id\" must be a string or an integer");
+    }
     // Notifications and responses: none is defined from client to server on this wire.
     if (message.contains("method") || is_response(message)) {
       res.status = 202;

@@ -489,7 +489,7 @@ void DemoServer::handle_modern(const json& id, const std::string& method, const 
                           {"title", "mcprt demo server"},
                           {"version", options_.server_version}}}}},
                       {"ttlMs", options_.ttl_ms},
-                      {"cacheScope", "public"}});
+                      {"cacheScope", options_.cache_scope}});
   }
   if (method == "tools/list") return on_tools_list(id, params, send, true);
   if (method == "tools/call") return on_tools_call(id, params, send, true);
@@ -622,7 +622,7 @@ void DemoServer::on_tools_list(const json& id, const json& params, const Send& s
   if (modern) {
     result["resultType"] = "complete";
     result["ttlMs"] = options_.ttl_ms;
-    result["cacheScope"] = "public";
+    result["cacheScope"] = options_.cache_scope;
   }
   reply(send, id, std::move(result));
 }

@@ -114,6 +114,8 @@ struct DemoServerOptions {
   bool test_tools = false;
   // ttlMs on modern server/discover and tools/list results.
   std::int64_t ttl_ms = 0;
+  // cacheScope of the same results: "public" or "private".
+  std::string cache_scope = "public";
   // Legacy mode: what to do with a request that arrives before initialize.
   EarlyRequests early_requests = EarlyRequests::answer;
   // EarlyRequests::exit: called instead of answering; should not return (the stdio front

@@ -576,6 +576,18 @@ TEST_F(DemoServerModernStdio, LogRequestsWritesOneLinePerRequestReceived) {
       << log;
 }
 
+TEST(DemoServerModernStdioOptions, CacheScopeAndATtlAboveADayAreReportedAsGiven) {
+  StdioChild server(MCPRT_DEMO_SERVER,
+                    {"--protocol", "2026", "--ttl-ms", "172800000", "--cache-scope", "private"});
+  ASSERT_TRUE(server.started()) << server.error();
+  for (const char* method : {"server/discover", "tools/list"}) {
+    json r = server.call(1, method, modern_params());
+    ASSERT_TRUE(r.contains("result")) << r.dump();
+    EXPECT_EQ(r["result"]["ttlMs"], 172800000) << method;
+    EXPECT_EQ(r["result"]["cacheScope"], "private") << method;
+  }
+}
+
 TEST(DemoServerDualStdio, AnswersInitializeAndModernRequestsOnOneConnection) {
   StdioChild server(MCPRT_DEMO_SERVER, {"--protocol", "dual"});
   ASSERT_TRUE(server.started()) << server.error();
