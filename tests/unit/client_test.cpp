@@ -45,6 +45,8 @@ class ClientTest : public ::testing::Test {
   ClientOptions make_options(const std::string& server_name = "demo") {
     ClientOptions o;
     o.server_name = server_name;
+    // The initialize handshake itself (the era probe before it: client_modern_test.cpp).
+    o.protocol = "legacy";
     o.logger = &log;
     o.roots = roots_from_directories({"/home/me/my project"});
     o.connect_timeout = Millis(30000);

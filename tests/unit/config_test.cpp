@@ -496,3 +496,51 @@ TEST(ConfigHash, DoesNotThrowOnInvalidUtf8) {
 
 }  // namespace
 }  // namespace mcprt
+
+namespace mcprt {
+namespace {
+
+// --- protocol and roots (SPEC §14, §3.4) -------------------------------------------------
+
+TEST(ServerConfig_Protocol, ReadsEveryKnownWire) {
+  for (const char* p : {"auto", "legacy", "2026-07-28", "2025-11-25", "2024-11-05"}) {
+    EXPECT_EQ(parse_ok("s", {{"command", "x"}, {"protocol", p}}).protocol, p);
+  }
+  EXPECT_EQ(parse_ok("s", {{"command", "x"}}).protocol, "") << "unset: the host's default";
+}
+
+TEST(ServerConfig_Protocol, AnUnknownWireIsAnErrorNamingTheServerAndTheChoices) {
+  const std::string e = parse_error("s", {{"command", "x"}, {"protocol", "2027-01-01"}});
+  EXPECT_TRUE(contains(e, "Server \"s\"")) << e;
+  EXPECT_TRUE(contains(e, "unknown \"protocol\" \"2027-01-01\"")) << e;
+  EXPECT_TRUE(contains(e, "\"2026-07-28\"")) << e;
+}
+
+TEST(ServerConfig_Roots, FalseMeansNotDeclared) {
+  ServerConfig c = parse_ok("s", {{"command", "x"}, {"roots", false}});
+  ASSERT_TRUE(c.roots);
+  EXPECT_FALSE(c.roots->declared);
+  EXPECT_FALSE(parse_ok("s", {{"command", "x"}}).roots) << "unset: the host's roots";
+}
+
+TEST(ServerConfig_Roots, RelativeDirectoriesAreTakenFromTheConfigFilesDirectory) {
+  ParseOptions po;
+  po.source.path = "/home/me/proj/.mcp.json";
+  Result<ServerConfig> r =
+      parse_server_entry("s", {{"command", "x"}, {"roots", {"/abs/dir", "docs"}}}, po);
+  ASSERT_TRUE(r.ok()) << r;
+  ASSERT_TRUE(r->roots);
+  EXPECT_TRUE(r->roots->declared);
+  EXPECT_EQ(r->roots->directories, (std::vector<std::string>{"/abs/dir", "/home/me/proj/docs"}));
+}
+
+TEST(ServerConfig_Roots, BadValuesAreErrors) {
+  EXPECT_TRUE(contains(parse_error("s", {{"command", "x"}, {"roots", true}}), "\"roots\" must be false"));
+  EXPECT_TRUE(contains(parse_error("s", {{"command", "x"}, {"roots", "dir"}}), "\"roots\" must be false"));
+  EXPECT_TRUE(contains(parse_error("s", {{"command", "x"}, {"roots", {1}}}), "item 0"));
+  EXPECT_TRUE(contains(parse_error("s", {{"command", "x"}, {"roots", {"rel"}}}), "absolute path"))
+      << "no file to be relative to";
+}
+
+}  // namespace
+}  // namespace mcprt

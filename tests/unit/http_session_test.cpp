@@ -44,6 +44,7 @@ class HttpSessionTest : public ::testing::Test {
     auto t = make_http_transport(ex, http, o);
     ASSERT_TRUE(t.ok()) << t;
     ClientOptions co;
+    co.protocol = "legacy";  // the 2025 Streamable HTTP session (the probe: client_modern_test)
     co.server_name = "everything";
     co.roots = roots_from_directories({"/work"});
     co.on_close = [this](const Error& e) { session_closes.push_back(e); };

@@ -43,6 +43,7 @@ class UnreadableMessage : public ::testing::Test {
     so.logger = &log;
     ClientOptions co;
     co.server_name = "evil";
+    co.protocol = "legacy";  // the server below scripts the initialize handshake
     co.logger = &log;
     co.request_timeout = Millis(20000);
     co.on_notification = [this](const std::string& method, const json&) {

@@ -81,6 +81,14 @@ struct ClientOptions {
   bool http = false;
   // stdio probe deadline (server/discover); an unanswered probe means legacy. 0 = none.
   Millis probe_timeout{2000};
+  // HTTP: a probe that fails without any HTTP answer means legacy instead of an outage.
+  // For the browser, where a CORS refusal (a server that does not allow the new headers)
+  // and a dead server are the same opaque TypeError; a dead server then fails initialize.
+  bool probe_network_failure_means_legacy = false;
+  // When the probe ended the connection (a stdio server that exits on any request before
+  // initialize; in the browser, an HTTP probe refused by CORS), a new transport to the same
+  // server for the initialize handshake, made once. Null = the connect fails instead.
+  std::function<Result<std::unique_ptr<Transport>>()> respawn;
   // The host's handlers for elicitation and sampling; capabilities follow what is set.
   InputHandlers input;
   // Roots answered to roots/list; nullopt = the roots capability is not declared.
@@ -170,6 +178,7 @@ class ClientSession {
 
   State state() const;
   const ServerInfo& server() const;
+
   const std::string& name() const;
   RpcPeer& peer();
 

@@ -36,8 +36,18 @@ struct ConnectServices {
 
 struct ConnectOptions {
   ClientInfo client_info;
-  // Session cwd: the default child cwd and the roots/list answer.
+  // Session cwd: the default child cwd and the default root.
   std::string cwd;
+  // The host's roots for configs without `roots` (nullopt = `cwd` as the one root).
+  std::optional<ServerConfig::Roots> roots;
+  // The host's input handlers (elicitation, sampling; SPEC §15).
+  InputHandlers input;
+  // The wire for configs without `protocol` (SPEC §14).
+  std::string protocol = "auto";
+  // ClientOptions::probe_network_failure_means_legacy (the browser).
+  bool probe_network_failure_means_legacy = false;
+  // The stored era verdict for this server (its cache entry's protocolVersion); empty = none.
+  std::string prior_protocol_version;
   // Used when the config has no `timeout`. 0 = none.
   Millis default_timeout{30000};
   std::size_t max_message_bytes = 64u * 1024 * 1024;

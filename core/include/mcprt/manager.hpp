@@ -65,6 +65,8 @@ struct ManagerOptions {
   std::optional<ServerConfig::Roots> roots;
   // Wire for servers whose config has no `protocol` (SPEC §14).
   std::string protocol = "auto";
+  // The browser: an HTTP probe that meets an opaque network failure (CORS) means legacy.
+  bool probe_network_failure_means_legacy = false;
   Millis startup_gate{250};
   bool wait_for_uncached = true;          // false: the gate never waits; late tools arrive via on_tools_changed
   Millis default_timeout{30000};          // servers without `timeout` (connect + list)

@@ -312,6 +312,59 @@ void find_input_variables(const json& v, bool& found) {
   }
 }
 
+bool is_known_protocol(const std::string& v) {
+  static const char* const kKnown[] = {"auto",       "legacy",     "2026-07-28", "2025-11-25",
+                                       "2025-06-18", "2025-03-26", "2024-11-05"};
+  for (const char* k : kKnown) {
+    if (v == k) return true;
+  }
+  return false;
+}
+
+// `roots`: false (not declared), or an array of directory paths; a relative path is taken
+// from the directory of the config file that says it.
+void read_roots(const json* v, const std::string& file, std::optional<ServerConfig::Roots>& out,
+                std::vector<std::string>& problems) {
+  if (!v || v->is_null()) return;
+  ServerConfig::Roots roots;
+  if (v->is_boolean()) {
+    if (v->get<bool>()) {
+      problems.push_back("\"roots\" must be false or an array of directories (true is the default)");
+      return;
+    }
+    roots.declared = false;
+    out = std::move(roots);
+    return;
+  }
+  if (!v->is_array()) {
+    problems.push_back(std::string("\"roots\" must be false or an array of directories (got ") +
+                       v->type_name() + ")");
+    return;
+  }
+  std::string base;
+  if (auto slash = file.find_last_of('/'); slash != std::string::npos && file.front() == '/') {
+    base = file.substr(0, slash);
+  }
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const json& item = (*v)[i];
+    if (!item.is_string() || item.get_ref<const std::string&>().empty()) {
+      problems.push_back("\"roots\" item " + std::to_string(i) + " must be a non-empty path");
+      return;
+    }
+    std::string path = item.get<std::string>();
+    if (path.front() != '/') {
+      if (base.empty()) {
+        problems.push_back("\"roots\" item " + std::to_string(i) + " (\"" + path +
+                           "\") must be an absolute path");
+        return;
+      }
+      path = base + "/" + path;
+    }
+    roots.directories.push_back(std::move(path));
+  }
+  out = std::move(roots);
+}
+
 }  // namespace
 
 const char* to_string(TransportType type) {
@@ -407,6 +460,16 @@ Result<ServerConfig> parse_server_entry(std::string name, const json& entry,
   cfg.include_tools = r.string_array("includeTools");
   cfg.exclude_tools = r.string_array("excludeTools");
   read_reconnect(field(entry, "reconnect"), cfg.reconnect, r.problems);
+  if (auto v = r.string("protocol")) {
+    if (is_known_protocol(*v)) {
+      cfg.protocol = *v;
+    } else {
+      r.problems.push_back("unknown \"protocol\" \"" + *v +
+                           "\" (expected \"auto\", \"legacy\", \"2026-07-28\", \"2025-11-25\", "
+                           "\"2025-06-18\", \"2025-03-26\" or \"2024-11-05\")");
+    }
+  }
+  read_roots(field(entry, "roots"), options.source.path, cfg.roots, r.problems);
   read_auth(field(entry, "auth"), cfg.auth, r.problems);
   read_oauth(field(entry, "oauth"), cfg.oauth, r.problems);
   if (cfg.oauth.present && !field(entry, "auth")) cfg.auth.type = AuthType::oauth;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "mcprt/connect.hpp"
+#include "util/local_error.hpp"
 
 namespace mcprt::detail {
 
@@ -171,6 +172,9 @@ void ServerLink::start_cache_load() {
     if (hit) {
       self->cache_ = CacheState::hit;
       self->cached_definitions_ = std::move(hit->tools);
+      if (self->known_protocol_version_.empty() && hit->server_info.is_object()) {
+        self->known_protocol_version_ = hit->server_info.value("protocolVersion", std::string());
+      }
     } else {
       self->cache_ = CacheState::miss;
     }
@@ -249,6 +253,12 @@ void ServerLink::open_connection(const ServerConfig& resolved) {
   co.client_info = owner_.options().client_info;
   co.cwd = owner_.options().cwd;
   co.default_timeout = owner_.options().default_timeout;
+  co.roots = owner_.options().roots;
+  co.input = owner_.options().input;
+  co.protocol = owner_.options().protocol;
+  co.probe_network_failure_means_legacy = owner_.options().probe_network_failure_means_legacy;
+  used_prior_version_ = !prior_version_failed_ && !known_protocol_version_.empty();
+  if (used_prior_version_) co.prior_protocol_version = known_protocol_version_;
   co.on_notification = [weak, attempt, at_epoch](const std::string& method, const json&) {
     if (ServerLink* self = current(weak, attempt, at_epoch)) self->on_notification(method);
   };
@@ -274,6 +284,7 @@ void ServerLink::on_connected(std::uint64_t attempt, Result<std::shared_ptr<Clie
   }
   if (!r.ok()) return attempt_failed(std::move(r).error());
   stage_ = Stage::listing;
+  known_protocol_version_ = session_->server().protocol_version;
   server_info_ = {{"protocolVersion", session_->server().protocol_version},
                   {"serverInfo", session_->server().server_info},
                   {"capabilities", session_->server().capabilities}};
@@ -289,6 +300,7 @@ void ServerLink::on_listed(Result<std::vector<json>> listed) {
   if (!listed.ok()) return attempt_failed(std::move(listed).error());
   stage_ = Stage::ready;
   attempts_ = 0;
+  prior_version_failed_ = false;
   last_error_.reset();
   stderr_tail_.clear();
   save_cache(listed.value());
@@ -311,6 +323,22 @@ void ServerLink::attempt_failed(Error error) {
   stage_ = Stage::idle;
   session_.reset();
   owner_.retire_session(attempt);
+  // Only what a wrong wire looks like; an outage under a stored verdict is an outage.
+  const ErrorCode local = detail::local_code(error);
+  const bool era_mismatch = local == ErrorCode::wire || local == ErrorCode::protocol ||
+                            local == ErrorCode::unsupported_version ||
+                            local == ErrorCode::http_status;
+  if (used_prior_version_ && era_mismatch) {
+    // The stored era verdict may be stale (the server was upgraded or downgraded): probe
+    // once before this counts as a failure (SPEC §14).
+    used_prior_version_ = false;
+    prior_version_failed_ = true;
+    log().debug(error.message + " (under the stored protocol version \"" +
+                known_protocol_version_ + "\"; probing again)");
+    --attempts_;
+    begin_attempt(kind_);
+    return;
+  }
   settle_attempt_waiters(Status(error));
   if (error.code == ErrorCode::needs_auth) return enter_needs_auth(std::move(error));
 

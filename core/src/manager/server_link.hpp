@@ -192,6 +192,10 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   std::uint64_t attempt_ = 0;  // the current attempt's id (0 = none)
   std::shared_ptr<ClientSession> session_;
   json server_info_;
+  // The era verdict (SPEC §14): the cache entry's protocolVersion, then the live one's.
+  std::string known_protocol_version_;
+  bool used_prior_version_ = false;  // this attempt connected under the stored verdict
+  bool prior_version_failed_ = false;  // ...and it failed once: probe again
 
   bool has_slice_ = false;
   bool slice_deferred_ = false;

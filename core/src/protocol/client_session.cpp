@@ -3,12 +3,15 @@
 // negotiation, pagination, answers to server requests and the error naming.
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <utility>
 
 #include "jsonrpc/message.hpp"
 #include "mcprt/client.hpp"
-#include "protocol/file_uri.hpp"
+#include "mcprt/http_transport.hpp"
+#include "mcprt/mcp_headers.hpp"
+#include "util/local_error.hpp"
 
 namespace mcprt {
 namespace {
@@ -20,6 +23,30 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
     out += item;
   }
   return out;
+}
+
+// The 2026-07-28 wire (SPEC §14).
+constexpr const char* kMetaVersion = "io.modelcontextprotocol/protocolVersion";
+constexpr const char* kMetaCapabilities = "io.modelcontextprotocol/clientCapabilities";
+constexpr const char* kMetaClientInfo = "io.modelcontextprotocol/clientInfo";
+constexpr const char* kMetaServerInfo = "io.modelcontextprotocol/serverInfo";
+constexpr const char* kMetaSubscriptionId = "io.modelcontextprotocol/subscriptionId";
+constexpr int kHeaderMismatch = -32020;
+constexpr int kMissingCapability = -32021;
+constexpr int kUnsupportedVersion = -32022;
+// MRTR (SEP-2322): rounds of input_required answered before giving up.
+constexpr int kMaxInputRounds = 10;
+// A dropped listen stream is re-opened after this, doubling up to the cap.
+constexpr Millis kListenRetryFirst{1000};
+constexpr Millis kListenRetryMax{30000};
+
+bool is_modern_error_code(int code) {
+  return code == kHeaderMismatch || code == kMissingCapability || code == kUnsupportedVersion;
+}
+
+// Methods whose result may say input_required.
+bool allows_input_required(const std::string& method) {
+  return method == "tools/call" || method == "prompts/get" || method == "resources/read";
 }
 
 LogLevel log_level_of(const std::string& mcp_level) {
@@ -54,6 +81,23 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   bool close_reported = false;
   std::function<void(Status)> connect_done;  // held while the handshake runs
   ScopedTimer connect_timer;
+
+  // The era (SPEC §14). `modern_version` is what modern requests carry (also the probe's).
+  bool modern = false;
+  std::string modern_version;
+  bool discover_version_retried = false;
+  bool respawned = false;  // the server was started again after the probe ended it
+  // x-mcp-header parameters of each listed tool (HTTP on the modern wire only).
+  std::map<std::string, std::vector<McpHeaderParam>> header_params;
+  // The listen stream (subscriptions/listen) for list changes.
+  json listen_id;            // the pending listen request's id; null when none
+  AbortController listen_abort;
+  bool listen_acknowledged = false;
+  std::uint64_t listen_generation = 0;
+  Millis listen_retry = kListenRetryFirst;
+  ScopedTimer listen_ack_timer;
+  ScopedTimer listen_retry_timer;
+  json listen_honoured = json::object();
 
   // --- naming and posting ------------------------------------------------------------
 
@@ -122,9 +166,42 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
           }));
     }
 
+    // SPEC §14: which wire, and whether to probe for it.
+    const std::string protocol = options.protocol.empty() ? "auto" : options.protocol;
+    const auto& legacy = supported_protocol_versions();
+    if (is_modern_protocol_version(protocol)) {
+      modern_version = protocol;
+      server.era_source = "pinned";
+      return send_discover(/*probe=*/false);
+    }
+    if (protocol == "legacy") return send_initialize(legacy.front(), "initialize");
+    if (std::find(legacy.begin(), legacy.end(), protocol) != legacy.end()) {
+      return send_initialize(protocol, "initialize");
+    }
+    if (protocol != "auto") {
+      return fail_connect(Error::make(
+          ErrorCode::invalid_config,
+          "unknown protocol \"" + protocol + "\" (use auto, legacy, 2026-07-28 or " +
+              join(legacy, ", ") + ")"));
+    }
+    const std::string& prior = options.prior_protocol_version;
+    if (is_modern_protocol_version(prior)) {
+      // A stored modern verdict: nothing to ask before the first real request.
+      modern_version = prior;
+      server.era_source = "prior";
+      return become_modern(json::object());
+    }
+    if (!prior.empty()) return send_initialize(legacy.front(), "prior");
+    modern_version = modern_protocol_versions().front();
+    server.era_source = "probe";
+    send_discover(/*probe=*/true);
+  }
+
+  void send_initialize(const std::string& version, const char* era_source) {
+    server.era_source = era_source;
     const json params = {
-        {"protocolVersion", supported_protocol_versions().front()},
-        {"capabilities", {{"roots", {{"listChanged", false}}}}},
+        {"protocolVersion", version},
+        {"capabilities", declared_client_capabilities(options.input, options.roots)},
         {"clientInfo",
          {{"name", options.client_info.name}, {"version", options.client_info.version}}},
     };
@@ -132,6 +209,146 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
         "initialize", params, RequestOptions{},
         guarded([](Impl& self, Result<json> r) { self.on_initialize_answer(std::move(r)); }));
     if (!sent) fail_connect(std::move(sent).error());
+  }
+
+  // server/discover: the stdio probe, the HTTP probe, or (pinned) the first request.
+  void send_discover(bool probe) {
+    RequestOptions ro;
+    ro.timeout = (probe && !options.http && options.probe_timeout > Millis(0))
+                     ? options.probe_timeout
+                     : options.request_timeout;
+    json params = json::object();
+    params = with_meta(std::move(params));
+    ro.send = modern_send_options("server/discover", params, nullptr);
+    auto sent = peer->request("server/discover", std::move(params), std::move(ro),
+                              guarded([probe](Impl& self, Result<json> r) {
+                                self.on_discover_answer(probe, std::move(r));
+                              }));
+    if (!sent) fail_connect(std::move(sent).error());
+  }
+
+  // The first modern version of ours that `supported` (untrusted) lists.
+  std::optional<std::string> mutual_modern_version(const json& supported) const {
+    if (!supported.is_array()) return std::nullopt;
+    for (const auto& mine : modern_protocol_versions()) {
+      for (const auto& theirs : supported) {
+        if (theirs.is_string() && theirs.get_ref<const std::string&>() == mine) return mine;
+      }
+    }
+    return std::nullopt;
+  }
+
+  Error no_mutual_version(const json& supported) const {
+    std::string theirs;
+    if (supported.is_array()) {
+      for (const auto& v : supported) {
+        if (!theirs.empty()) theirs += ", ";
+        theirs += v.is_string() ? v.get<std::string>() : detail::describe_json(v, 40);
+      }
+    }
+    return Error::make(ErrorCode::unsupported_version,
+                       "no protocol version in common (server supports " +
+                           (theirs.empty() ? std::string("none it named") : theirs) +
+                           "; client supports " + join(modern_protocol_versions(), ", ") + ", " +
+                           join(supported_protocol_versions(), ", ") + ")");
+  }
+
+  void on_discover_answer(bool probe, Result<json> answer) {
+    if (!connect_done) return;  // the handshake already ended (timeout, close)
+    if (answer.ok()) {
+      const json& result = answer.value();
+      if (!result.is_object()) {
+        return fail_connect(Error::make(ErrorCode::protocol,
+                                        "server/discover returned a non-object result: " +
+                                            detail::describe_json(result)));
+      }
+      auto versions = result.find("supportedVersions");
+      if (versions != result.end() && versions->is_array()) {
+        if (auto mutual = mutual_modern_version(*versions)) {
+          modern_version = *mutual;
+        } else if (probe) {
+          // A server that lists only initialize-era versions: speak those.
+          return send_initialize(supported_protocol_versions().front(), "fallback");
+        } else {
+          return fail_connect(no_mutual_version(*versions));
+        }
+      }
+      return become_modern(result);
+    }
+    Error e = std::move(answer).error();
+    if (e.is_wire() && e.wire_code == kUnsupportedVersion) {
+      // Modern evidence: never fall back to initialize on it (SPEC §14).
+      const json supported = e.data.is_object() ? e.data.value("supported", json()) : json();
+      auto mutual = mutual_modern_version(supported);
+      // Retried once even when the mutual version is the one just sent (a server may
+      // refuse the first request whatever it carried).
+      if (mutual && !discover_version_retried) {
+        discover_version_retried = true;
+        modern_version = *mutual;
+        return send_discover(probe);
+      }
+      return fail_connect(no_mutual_version(supported));
+    }
+    if (e.is_wire() && is_modern_error_code(e.wire_code)) return fail_connect(std::move(e));
+    if (!probe) return fail_connect(std::move(e));
+    const ErrorCode local = detail::local_code(e);
+    if (peer->closed()) {
+      // The server ended the connection over the probe: a stdio server that exits on any
+      // request before initialize, or (the browser) an HTTP transport that met an opaque
+      // network failure. Start it again, once, for the initialize handshake.
+      const bool again = !options.http || (options.probe_network_failure_means_legacy &&
+                                           local == ErrorCode::transport);
+      if (!again || !options.respawn || respawned) return fail_connect(std::move(e));
+      respawned = true;
+      auto transport = options.respawn();
+      if (!transport.ok()) return fail_connect(std::move(transport).error());
+      logger->info(prefix() + "the connection ended over server/discover (" + e.message +
+                   "); connecting again for the initialize handshake");
+      // Destroying the old peer silences it (its close must not end this session).
+      peer = std::make_unique<RpcPeer>(executor, std::move(transport.value()), options.logger);
+      peer->start(make_peer_handlers());
+      return send_initialize(supported_protocol_versions().front(), "fallback");
+    }
+    bool legacy = false;
+    if (options.http) {
+      // 401/403 are authorization, 5xx and network failures outages: never a verdict.
+      if (local == ErrorCode::http_status) {
+        const int status = e.data.is_object() ? e.data.value("status", 0) : 0;
+        legacy = status >= 400 && status < 500 && status != 401 && status != 403;
+      } else if (local == ErrorCode::transport) {
+        legacy = options.probe_network_failure_means_legacy;
+      } else {
+        legacy = e.is_wire();  // a JSON-RPC error that is not a modern one
+      }
+    } else {
+      legacy = e.is_wire() || local == ErrorCode::timeout;
+    }
+    if (!legacy) return fail_connect(std::move(e));
+    logger->debug(prefix() + "server/discover answered " + e.message +
+                  ": speaking the initialize (2025-11-25) protocol");
+    send_initialize(supported_protocol_versions().front(), "fallback");
+  }
+
+  void become_modern(const json& discover) {
+    modern = true;
+    server.modern = true;
+    server.protocol_version = modern_version;
+    server.capabilities = json::object();
+    if (auto it = discover.find("capabilities"); it != discover.end() && it->is_object()) {
+      server.capabilities = *it;
+    }
+    if (auto meta = discover.find("_meta"); meta != discover.end() && meta->is_object()) {
+      if (auto info = meta->find(kMetaServerInfo); info != meta->end() && info->is_object()) {
+        server.server_info = *info;
+      }
+    }
+    if (auto it = discover.find("instructions"); it != discover.end() && it->is_string()) {
+      server.instructions = it->get<std::string>();
+    }
+    state = State::ready;
+    connect_timer.reset();
+    finish_connect(Status());
+    start_listen();
   }
 
   void on_connect_timeout() {
@@ -227,20 +444,82 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void answer_server_request(const IncomingRequest& request, const Responder& respond) {
-    if (request.method == "ping") {
-      respond(json::object());
-    } else if (request.method == "roots/list") {
-      respond(roots());
-    } else {
-      respond(Error::wire(rpc_code::kMethodNotFound, "Method not found: " + request.method));
+    if (request.method == "ping") return respond(json::object());
+    if (request.method == "elicitation/create" || request.method == "sampling/createMessage" ||
+        request.method == "roots/list") {
+      return fulfil_input(request.method, request.params,
+                          [respond](Result<json> r) { respond(std::move(r)); });
     }
+    respond(Error::wire(rpc_code::kMethodNotFound, "Method not found: " + request.method));
   }
 
-  json roots() const { return roots_list_result(options.roots.value_or(std::vector<Root>{})); }
+  // --- host input (SPEC §15): 2025 server requests and 2026 MRTR input requests ---------
+
+  // Answers one input request through the host's handlers. `reply` runs once (maybe later,
+  // maybe inside this call); an Error is a JSON-RPC error for a 2025 request, a failed
+  // call for MRTR.
+  void fulfil_input(const std::string& method, const json& params,
+                    std::function<void(Result<json>)> reply) {
+    auto once = std::make_shared<std::function<void(Result<json>)>>(std::move(reply));
+    auto answer = [weak = weak_from_this(), once](Result<json> r) {
+      auto self = weak.lock();
+      if (!self || self->destroyed || !*once) return;
+      auto fn = std::move(*once);
+      *once = nullptr;
+      fn(std::move(r));
+    };
+    auto undeclared = [&](const char* what) {
+      answer(Error::wire(rpc_code::kMethodNotFound,
+                         "Method not found: " + method + " (this client does not declare " + what +
+                             ")"));
+    };
+    if (method == "roots/list") {
+      if (!options.roots) return undeclared("roots");
+      return answer(roots_list_result(*options.roots));
+    }
+    if (method == "sampling/createMessage") {
+      if (!options.input.sample) return undeclared("sampling");
+      SamplingRequest request{options.server_name, params};
+      return options.input.sample(request, answer);
+    }
+    if (method == "elicitation/create") {
+      if (!options.input.elicit) return undeclared("elicitation");
+      auto parsed = parse_elicitation(options.server_name, params);
+      if (!parsed.ok()) {
+        return answer(Error::wire(rpc_code::kInvalidParams, parsed.error().message));
+      }
+      Elicitation e = std::move(parsed.value());
+      const bool offered = e.mode == Elicitation::Mode::form ? options.input.elicit_form
+                                                             : options.input.elicit_url;
+      if (!offered) {
+        return answer(Error::wire(rpc_code::kInvalidParams,
+                                  std::string("this client does not offer ") +
+                                      (e.mode == Elicitation::Mode::form ? "form" : "url") +
+                                      " elicitation"));
+      }
+      const Elicitation::Mode mode = e.mode;
+      json schema = e.requested_schema;
+      return options.input.elicit(e, [answer, mode, schema](ElicitAnswer a) {
+        if (a.action == ElicitAnswer::Action::accept && mode == Elicitation::Mode::form) {
+          a.content = apply_elicitation_defaults(schema, std::move(a.content));
+        }
+        answer(elicit_result_json(a, mode));
+      });
+    }
+    answer(Error::wire(rpc_code::kMethodNotFound, "Method not found: " + method));
+  }
 
   void on_server_notification(const std::string& method, const json& params) {
     // Progress already reached the call it belongs to (RpcPeer routes it by token).
     if (method == "notifications/progress") return;
+    if (method == "notifications/subscriptions/acknowledged") return on_listen_acknowledged(params);
+    if (method == "notifications/cancelled" && is_listen_id(params.is_object()
+                                                               ? params.value("requestId", json())
+                                                               : json())) {
+      // The server tore the listen stream down: stop waiting on it, open another.
+      listen_abort.abort("the server ended the listen stream");
+      return;
+    }
     if (method == "notifications/message") log_server_message(params);
     if (options.on_notification) options.on_notification(method, params);
   }
@@ -271,7 +550,332 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     if (connect_done) fail_connect(error);
     state = State::closed;
     connect_timer.reset();
+    stop_listen_timers();
     if (options.on_close) options.on_close(named(error));
+  }
+
+  // --- the modern wire: _meta, headers, resultType, retries, MRTR ----------------------
+
+  // params + the `_meta` envelope (the caller's own _meta keys win).
+  json with_meta(json params) const {
+    if (params.is_null()) params = json::object();
+    if (!params.is_object()) return params;  // the peer sends it; the server refuses it
+    json& meta = params["_meta"];
+    if (!meta.is_object()) meta = json::object();
+    if (!meta.contains(kMetaVersion)) meta[kMetaVersion] = modern_version;
+    if (!meta.contains(kMetaCapabilities)) {
+      meta[kMetaCapabilities] = declared_client_capabilities(options.input, options.roots);
+    }
+    if (!meta.contains(kMetaClientInfo)) {
+      meta[kMetaClientInfo] = {{"name", options.client_info.name},
+                               {"version", options.client_info.version}};
+    }
+    return params;
+  }
+
+  // The tool's x-mcp-header parameters: from this session's listing, else `definition`.
+  Result<std::vector<McpHeaderParam>> header_params_for(const std::string& tool,
+                                                        const json& definition) const {
+    if (auto it = header_params.find(tool); it != header_params.end()) return it->second;
+    if (definition.is_object()) return x_mcp_header_params(definition);
+    return std::vector<McpHeaderParam>{};
+  }
+
+  SendOptions modern_send_options(const std::string& method, const json& params,
+                                  const json& tool_definition) const {
+    SendOptions so;
+    so.stateless = true;
+    if (!options.http) return so;
+    so.headers = modern_request_headers(modern_version, method, params);
+    if (method == "tools/call" && params.is_object()) {
+      const std::string name = params.value("name", std::string());
+      auto hp = header_params_for(name, tool_definition);
+      if (hp.ok()) {
+        for (auto& h : mcp_param_headers(hp.value(), params.value("arguments", json::object()))) {
+          so.headers.push_back(std::move(h));
+        }
+      }
+    }
+    return so;
+  }
+
+  // One request on either wire. Legacy: straight to the peer. Modern: `_meta`, headers,
+  // the -32022 and -32020 retries, resultType, and MRTR rounds; `done` sees the final
+  // complete result or the error.
+  struct ModernOp {
+    std::string method;
+    json params;  // as the caller gave them (no _meta envelope, no input responses)
+    RequestOptions options;
+    json tool_definition;
+    ResponseCallback done;
+    int rounds = 0;
+    bool version_retried = false;
+    bool header_retried = false;
+    json input_responses;  // this round's, null when none
+    json request_state;    // the server's requestState, echoed as received; null when none
+    std::size_t inputs_waiting = 0;
+    std::uint64_t abort_listener = 0;
+    bool finished = false;
+  };
+
+  Result<json> send(const std::string& method, json params, RequestOptions ro,
+                    ResponseCallback done, json tool_definition = nullptr) {
+    if (!modern) return peer->request(method, std::move(params), std::move(ro), std::move(done));
+    auto op = std::make_shared<ModernOp>();
+    op->method = method;
+    op->params = std::move(params);
+    op->options = std::move(ro);
+    op->tool_definition = std::move(tool_definition);
+    op->done = std::move(done);
+    return send_round(op);
+  }
+
+  Result<json> send_round(const std::shared_ptr<ModernOp>& op) {
+    json params = op->params;
+    if (!op->input_responses.is_null() || !op->request_state.is_null()) {
+      if (params.is_null()) params = json::object();
+      if (!op->input_responses.is_null()) params["inputResponses"] = op->input_responses;
+      if (!op->request_state.is_null()) params["requestState"] = op->request_state;
+    }
+    params = with_meta(std::move(params));
+    RequestOptions ro = op->options;
+    ro.send = modern_send_options(op->method, params, op->tool_definition);
+    return peer->request(op->method, std::move(params), std::move(ro),
+                         guarded([op](Impl& self, Result<json> r) {
+                           self.on_modern_answer(op, std::move(r));
+                         }));
+  }
+
+  // A retry round started from a completion: a send failure ends the operation.
+  void resend(const std::shared_ptr<ModernOp>& op) {
+    if (op->finished) return;
+    auto sent = send_round(op);
+    if (!sent) finish_op(op, named(std::move(sent).error()));
+  }
+
+  void finish_op(const std::shared_ptr<ModernOp>& op, Result<json> result) {
+    if (op->finished) return;
+    op->finished = true;
+    if (op->abort_listener) {
+      op->options.signal.remove_listener(op->abort_listener);
+      op->abort_listener = 0;
+    }
+    auto done = std::move(op->done);
+    op->done = nullptr;
+    if (done) done(std::move(result));
+  }
+
+  void on_modern_answer(const std::shared_ptr<ModernOp>& op, Result<json> answer) {
+    if (op->finished) return;
+    if (!answer.ok()) {
+      Error e = std::move(answer).error();
+      if (e.is_wire() && e.wire_code == kUnsupportedVersion && !op->version_retried) {
+        // The server wants another version: take a mutual one (for the whole session)
+        // and retry this request once.
+        op->version_retried = true;
+        const json supported = e.data.is_object() ? e.data.value("supported", json()) : json();
+        if (auto mutual = mutual_modern_version(supported)) {
+          modern_version = *mutual;
+          server.protocol_version = *mutual;
+          return resend(op);
+        }
+        return finish_op(op, named(no_mutual_version(supported)));
+      }
+      if (e.is_wire() && e.wire_code == kHeaderMismatch && op->method == "tools/call" &&
+          !op->header_retried) {
+        // Our headers disagree with the server's idea of the tool: re-list, retry once.
+        op->header_retried = true;
+        logger->debug(prefix() + "tools/call answered " + e.message +
+                      " (header mismatch): re-listing tools and retrying once");
+        op->tool_definition = nullptr;
+        list_tools([weak = weak_from_this(), op](Result<std::vector<json>>) {
+          auto self = weak.lock();
+          if (!self || self->destroyed) return;
+          self->resend(op);
+        }, op->options.signal);
+        return;
+      }
+      return finish_op(op, std::move(e));
+    }
+    json& result = answer.value();
+    if (!result.is_object()) return finish_op(op, std::move(answer));
+    std::string type = "complete";  // a missing resultType is a complete result
+    if (auto it = result.find("resultType"); it != result.end()) {
+      if (!it->is_string()) {
+        return finish_op(op, make_error(ErrorCode::protocol,
+                                        op->method + " returned a resultType that is not a string"));
+      }
+      type = it->get<std::string>();
+    }
+    if (type == "complete") return finish_op(op, std::move(answer));
+    if (type == "input_required" && allows_input_required(op->method)) {
+      return on_input_required(op, std::move(result));
+    }
+    finish_op(op, make_error(ErrorCode::protocol, op->method + " returned resultType \"" + type +
+                                                      "\", which this client does not accept"));
+  }
+
+  // MRTR (SEP-2322): fulfil every input request, then retry with a new id carrying the
+  // responses and the server's requestState exactly as received.
+  void on_input_required(const std::shared_ptr<ModernOp>& op, json result) {
+    if (++op->rounds > kMaxInputRounds) {
+      return finish_op(op, make_error(ErrorCode::protocol,
+                                      op->method + ": the server still asked for input after " +
+                                          std::to_string(kMaxInputRounds) + " rounds; giving up"));
+    }
+    json requests = json::object();
+    if (auto it = result.find("inputRequests"); it != result.end() && !it->is_null()) {
+      if (!it->is_object()) {
+        return finish_op(op, make_error(ErrorCode::protocol,
+                                        op->method + ": inputRequests is not an object"));
+      }
+      requests = std::move(*it);
+    }
+    op->request_state = nullptr;
+    if (auto it = result.find("requestState"); it != result.end() && !it->is_null()) {
+      op->request_state = std::move(*it);
+    }
+    if (requests.empty() && op->request_state.is_null()) {
+      return finish_op(op, make_error(ErrorCode::protocol,
+                                      op->method + " said input_required with neither "
+                                                   "inputRequests nor requestState"));
+    }
+    op->input_responses = requests.empty() ? json(nullptr) : json::object();
+    if (requests.empty()) return resend(op);
+    if (op->options.signal.aborted()) {
+      return finish_op(op, make_error(ErrorCode::aborted, "Request " + op->method + " aborted"));
+    }
+    op->abort_listener = op->options.signal.add_listener([weak = weak_from_this(), op] {
+      auto self = weak.lock();
+      if (!self || self->destroyed) return;
+      op->abort_listener = 0;
+      const std::string& why = op->options.signal.reason();
+      self->finish_op(op, self->make_error(ErrorCode::aborted,
+                                           "Request " + op->method + " aborted" +
+                                               (why.empty() || why == "aborted" ? "" : ": " + why)));
+    });
+    op->inputs_waiting = requests.size();
+    for (auto& [key, request] : requests.items()) {
+      std::string method;
+      json params;
+      if (request.is_object()) {
+        method = request.value("method", std::string());
+        if (auto p = request.find("params"); p != request.end()) params = *p;
+      }
+      fulfil_input(method, params, [weak = weak_from_this(), op, key = key](Result<json> r) {
+        auto self = weak.lock();
+        if (!self || self->destroyed || op->finished) return;
+        if (!r.ok()) {
+          Error e = std::move(r).error();
+          return self->finish_op(op, self->make_error(
+                                         ErrorCode::protocol,
+                                         op->method + ": input request \"" + key +
+                                             "\" could not be answered: " + e.message));
+        }
+        op->input_responses[key] = std::move(r.value());
+        if (--op->inputs_waiting > 0) return;
+        if (op->abort_listener) {
+          op->options.signal.remove_listener(op->abort_listener);
+          op->abort_listener = 0;
+        }
+        self->resend(op);
+      });
+      if (op->finished) return;
+    }
+  }
+
+  // --- the listen stream (subscriptions/listen) -------------------------------------------
+
+  bool is_listen_id(const json& id) const {
+    if (listen_id.is_null() || id.is_null()) return false;
+    return detail::id_as_integer(id) == detail::id_as_integer(listen_id);
+  }
+
+  bool wants_listen() const {
+    // Without a discover result (a stored verdict) the capabilities are unknown: ask.
+    if (server.capabilities.empty()) return true;
+    auto tools = server.capabilities.find("tools");
+    return tools != server.capabilities.end() && tools->is_object() &&
+           tools->value("listChanged", false) == true;
+  }
+
+  void start_listen() {
+    if (!modern || state != State::ready || !wants_listen()) return;
+    const std::uint64_t generation = ++listen_generation;
+    listen_abort = AbortController();
+    listen_acknowledged = false;
+    RequestOptions ro;  // no deadline: the stream lives as long as the connection
+    ro.signal = listen_abort.signal();
+    json params = {{"notifications", {{"toolsListChanged", true}}}};
+    auto sent = send("subscriptions/listen", std::move(params), std::move(ro),
+                     guarded([generation](Impl& self, Result<json> r) {
+                       self.on_listen_end(generation, std::move(r));
+                     }));
+    if (!sent) {
+      logger->warn(prefix() + "could not open the listen stream: " + sent.error().message);
+      return schedule_listen();
+    }
+    listen_id = sent.value();
+    if (options.request_timeout > Millis(0)) {
+      listen_ack_timer = ScopedTimer(
+          executor, executor.post_after(options.request_timeout, [weak = weak_from_this(), generation] {
+            auto self = weak.lock();
+            if (!self || self->destroyed || self->listen_generation != generation) return;
+            self->listen_ack_timer.release();
+            if (!self->listen_acknowledged) {
+              self->listen_abort.abort("no acknowledgement of the listen request");
+            }
+          }));
+    }
+  }
+
+  void on_listen_acknowledged(const json& params) {
+    if (!params.is_object()) return;
+    json id;
+    if (auto meta = params.find("_meta"); meta != params.end() && meta->is_object()) {
+      id = meta->value(kMetaSubscriptionId, json());
+    }
+    if (!is_listen_id(id)) return;
+    listen_acknowledged = true;
+    listen_ack_timer.reset();
+    listen_retry = kListenRetryFirst;
+    listen_honoured = params.value("notifications", json::object());
+    if (listen_honoured.value("toolsListChanged", false) != true) {
+      logger->debug(prefix() + "the listen stream does not carry tool list changes");
+    }
+  }
+
+  void on_listen_end(std::uint64_t generation, Result<json> r) {
+    if (generation != listen_generation) return;
+    listen_id = nullptr;
+    listen_ack_timer.reset();
+    if (state != State::ready) return;
+    if (!r.ok()) {
+      const Error& e = r.error();
+      if (e.is_wire() && e.wire_code == rpc_code::kMethodNotFound) {
+        logger->info(prefix() + "the server offers no subscriptions/listen: tool list changes "
+                                "will not be seen until the next connect");
+        return;
+      }
+      logger->warn(prefix() + "the listen stream ended: " + e.message + "; re-opening in " +
+                   std::to_string(listen_retry.count()) + " ms");
+    } else {
+      logger->debug(prefix() + "the server closed the listen stream; re-opening in " +
+                    std::to_string(listen_retry.count()) + " ms");
+    }
+    schedule_listen();
+  }
+
+  void schedule_listen() {
+    const Millis delay = listen_retry;
+    listen_retry = std::min(listen_retry * 2, kListenRetryMax);
+    listen_retry_timer = ScopedTimer(
+        executor, executor.post_after(delay, [weak = weak_from_this()] {
+          auto self = weak.lock();
+          if (!self || self->destroyed) return;
+          self->listen_retry_timer.release();
+          self->start_listen();
+        }));
   }
 
   // --- requests ----------------------------------------------------------------------
@@ -282,6 +886,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     std::vector<json> tools;
     std::set<std::string> cursors;
     std::size_t pages = 0;
+    std::map<std::string, std::vector<McpHeaderParam>> header_params;
   };
 
   void list_tools(std::function<void(Result<std::vector<json>>)> done, AbortSignal signal) {
@@ -300,7 +905,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     RequestOptions ro;
     ro.timeout = options.request_timeout;
     ro.signal = op->signal;
-    auto sent = peer->request(
+    auto sent = send(
         "tools/list", std::move(params), std::move(ro),
         guarded([op](Impl& self, Result<json> r) { self.on_page(op, std::move(r)); }));
     // Also reached from inside list_tools(): post, never call back synchronously.
@@ -308,7 +913,22 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void finish_list(const std::shared_ptr<ListOp>& op, Result<std::vector<json>> result) {
+    if (result.ok() && modern && options.http) header_params = std::move(op->header_params);
     post_to(std::move(op->done), std::move(result));
+  }
+
+  // The 2026-07-28 HTTP wire: a tool whose x-mcp-header annotations break the rules is
+  // left out (and never called); the others' header parameters are kept for calls.
+  bool keep_for_headers(const std::shared_ptr<ListOp>& op, const json& tool) {
+    if (!modern || !options.http) return true;
+    auto hp = x_mcp_header_params(tool);
+    const std::string name = tool.value("name", std::string());
+    if (!hp.ok()) {
+      logger->warn(prefix() + "leaving out tool \"" + name + "\": " + hp.error().message);
+      return false;
+    }
+    if (!hp.value().empty()) op->header_params[name] = std::move(hp.value());
+    return true;
   }
 
   void on_page(const std::shared_ptr<ListOp>& op, Result<json> answer) {
@@ -338,7 +958,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
         logger->warn(prefix() + "ignoring tool " + std::to_string(index) + " of tools/list page " +
                      std::to_string(op->pages) + ": " + problem + ": " +
                      detail::describe_json(tool));
-      } else {
+      } else if (keep_for_headers(op, tool)) {
         op->tools.push_back(std::move(tool));
       }
       ++index;
@@ -386,7 +1006,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     json params = {{"name", name}, {"arguments", std::move(arguments)}};
     auto shared_done = std::make_shared<std::function<void(Result<json>)>>(std::move(done));
     auto sent =
-        peer->request("tools/call", std::move(params), std::move(ro),
+        send("tools/call", std::move(params), std::move(ro),
                       guarded([shared_done](Impl& self, Result<json> r) {
                         auto fn = std::move(*shared_done);
                         if (!fn) return;
@@ -397,7 +1017,8 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
                                                         detail::describe_json(r.value())));
                         }
                         fn(std::move(r));
-                      }));
+                      }),
+             std::move(call.tool_definition));
     if (!sent) post_to(std::move(*shared_done), Result<json>(named(std::move(sent).error())));
   }
 
@@ -409,7 +1030,8 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     RequestOptions ro;
     ro.timeout = timeout;
     auto shared_done = std::make_shared<std::function<void(Status)>>(std::move(done));
-    auto sent = peer->request("ping", nullptr, std::move(ro),
+    // The 2026-07-28 wire has no ping: server/discover is the cheapest request it has.
+    auto sent = send(modern ? "server/discover" : "ping", nullptr, std::move(ro),
                               guarded([shared_done](Impl& self, Result<json> r) {
                                 auto fn = std::move(*shared_done);
                                 if (!fn) return;
@@ -421,7 +1043,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   Result<json> request(const std::string& method, json params, RequestOptions ro,
                        ResponseCallback done) {
     if (state != State::ready) return not_ready(method);
-    auto sent = peer->request(method, std::move(params), std::move(ro),
+    auto sent = send(method, std::move(params), std::move(ro),
                               guarded([done = std::move(done)](Impl& self, Result<json> r) {
                                 if (!done) return;
                                 if (!r.ok()) return done(self.named(std::move(r).error()));
@@ -438,7 +1060,13 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     }
     state = State::closed;
     connect_timer.reset();
+    stop_listen_timers();
     peer->close();  // idempotent
+  }
+
+  void stop_listen_timers() {
+    listen_ack_timer.reset();
+    listen_retry_timer.reset();
   }
 };
 
@@ -456,6 +1084,7 @@ ClientSession::ClientSession(Executor& executor, std::unique_ptr<Transport> tran
 ClientSession::~ClientSession() {
   impl_->destroyed = true;
   impl_->connect_timer.reset();
+  impl_->stop_listen_timers();
   impl_->connect_done = nullptr;
   // Destroying the peer closes the transport and silences everything it had posted.
   impl_->peer.reset();

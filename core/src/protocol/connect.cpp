@@ -14,6 +14,15 @@ namespace {
 
 std::string server_prefix(const std::string& name) { return detail::connect_error_prefix(name); }
 
+// The roots a server is offered: its config's, else the host's, else the session cwd.
+std::optional<std::vector<Root>> roots_for(const ServerConfig& config,
+                                           const ConnectOptions& options) {
+  const std::optional<ServerConfig::Roots>& chosen = config.roots ? config.roots : options.roots;
+  if (!chosen) return roots_from_directories({options.cwd});
+  if (!chosen->declared) return std::nullopt;
+  return roots_from_directories(chosen->directories);
+}
+
 Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
                                                   const ConnectServices& services,
                                                   const ConnectOptions& options) {
@@ -74,10 +83,19 @@ Result<std::shared_ptr<ClientSession>> connect_to_server(
 
   ClientOptions client;
   client.client_info = options.client_info;
+  client.protocol = config.protocol.empty() ? options.protocol : config.protocol;
+  client.prior_protocol_version = options.prior_protocol_version;
+  client.http = config.type != TransportType::stdio && !services.transport_factory;
+  client.input = options.input;
+  client.probe_network_failure_means_legacy = options.probe_network_failure_means_legacy;
+  client.roots = roots_for(config, options);
+  // Made on the executor when the probe ended the first connection (SPEC §14).
+  client.respawn = [config, services, options]() -> Result<std::unique_ptr<Transport>> {
+    return make_transport(config, services, options);
+  };
   client.server_name = config.name;
   client.connect_timeout = effective_timeout(config, options);
   client.request_timeout = client.connect_timeout;
-  client.roots = roots_from_directories({options.cwd});
   client.on_notification = std::move(options.on_notification);
   client.on_close = std::move(options.on_close);
   client.logger = services.logger;
