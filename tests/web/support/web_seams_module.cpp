@@ -3,7 +3,8 @@
 // the OAuth seams (WebCrypto, WebCredentialStore, WebAuthorizer; tests/web/oauth_seams.test.mjs),
 // all on one WebExecutor; and the core's URL parser (urlParse/urlResolve), which
 // tests/web/url_differential.test.mjs compares with Node's URL; and the module's strtod
-// (jsonRoundTrip/strtodScan, tests/web/strtod.test.mjs). Every callback is reported to JS as
+// (jsonRoundTrip/strtodScan, tests/web/strtod.test.mjs) and snprintf (snprintfOne,
+// tests/web/snprintf.test.mjs). Every callback is reported to JS as
 // Module.seamEvent(callId, kind, payloadJson), from the executor; tests/web/web_seams.test.mjs
 // asserts on those.
 #include <emscripten/bind.h>
@@ -11,6 +12,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -221,6 +223,29 @@ std::string strtod_scan(const std::string& text) {
       .dump();
 }
 
+// The module's snprintf (platform-web/src/web_snprintf.cpp) with one argument of `kind`
+// ("int", "uint", "llong", "ullong" (the argument as decimal text), "string", "pointer",
+// "double", or "none"), into a buffer of `capacity` bytes: {result, text, einval}.
+std::string snprintf_one(const std::string& kind, const std::string& fmt, const std::string& arg,
+                         int capacity) {
+  std::string buf(static_cast<std::size_t>(capacity > 0 ? capacity : 1), '#');
+  char* out = capacity > 0 ? buf.data() : nullptr;
+  const auto n = static_cast<std::size_t>(capacity > 0 ? capacity : 0);
+  errno = 0;
+  int r = 0;
+  if (kind == "int") r = std::snprintf(out, n, fmt.c_str(), static_cast<int>(std::strtoll(arg.c_str(), nullptr, 10)));
+  else if (kind == "uint") r = std::snprintf(out, n, fmt.c_str(), static_cast<unsigned>(std::strtoull(arg.c_str(), nullptr, 10)));
+  else if (kind == "llong") r = std::snprintf(out, n, fmt.c_str(), std::strtoll(arg.c_str(), nullptr, 10));
+  else if (kind == "ullong") r = std::snprintf(out, n, fmt.c_str(), std::strtoull(arg.c_str(), nullptr, 10));
+  else if (kind == "string") r = std::snprintf(out, n, fmt.c_str(), arg.c_str());
+  else if (kind == "pointer") r = std::snprintf(out, n, fmt.c_str(), reinterpret_cast<void*>(std::strtoull(arg.c_str(), nullptr, 10)));
+  else if (kind == "double") r = std::snprintf(out, n, fmt.c_str(), std::strtod(arg.c_str(), nullptr));
+  else r = std::snprintf(out, n, fmt.c_str(), 0);  // an unused argument: C ignores it
+  const bool einval = errno == EINVAL;
+  return json{{"result", r}, {"text", capacity > 0 ? std::string(buf.c_str()) : std::string()}, {"einval", einval}}
+      .dump();
+}
+
 // --- OAuth seams ---------------------------------------------------------------------
 
 std::string to_hex(const std::string& bytes) {
@@ -346,6 +371,7 @@ EMSCRIPTEN_BINDINGS(mcprt_web_seams) {
   emscripten::function("urlResolve", &url_resolve);
   emscripten::function("jsonRoundTrip", &json_round_trip);
   emscripten::function("strtodScan", &strtod_scan);
+  emscripten::function("snprintfOne", &snprintf_one);
   emscripten::function("httpSend", &http_send);
   emscripten::function("httpAbort", &http_abort);
   emscripten::function("httpActive", &http_active);
