@@ -375,6 +375,91 @@ TEST_F(ClientModernTest, HeaderMismatch_ReListsAndRetriesOnce) {
   EXPECT_NE(std::find(first_call, m.end(), "tools/list"), m.end()) << "re-listed before retrying";
 }
 
+TEST_F(ClientModernTest, ToolsList_RecordsTheCacheHint_MissingValuesAreStaleAndPrivate) {
+  make_modern();
+  int lists = 0;
+  server.on("tools/list", [&](const json&) -> Result<json> {
+    if (++lists == 1) {
+      return json{{"resultType", "complete"}, {"tools", json::array()}, {"ttlMs", 5000},
+                  {"cacheScope", "public"}};
+    }
+    return json{{"resultType", "complete"}, {"tools", json::array()}, {"ttlMs", -3}};
+  });
+  start(make_options());
+  EXPECT_TRUE(session->tools_cache_hint().is_null()) << "nothing listed yet";
+  ASSERT_TRUE(list().ok());
+  EXPECT_EQ(session->tools_cache_hint(), (json{{"ttlMs", 5000}, {"cacheScope", "public"}}));
+  ASSERT_TRUE(list().ok());
+  EXPECT_EQ(session->tools_cache_hint(), (json{{"ttlMs", 0}, {"cacheScope", "private"}}));
+}
+
+TEST_F(ClientModernTest, OnHttp_ToolsWithBrokenHeaderAnnotationsAreLeftOut_AndValidOnesMirrored) {
+  make_modern();
+  json good = {{"name", "good"},
+               {"inputSchema",
+                {{"type", "object"},
+                 {"properties", {{"region", {{"type", "string"}, {"x-mcp-header", "Region"}}}}}}}};
+  json bad = {{"name", "bad"},
+              {"inputSchema",
+               {{"type", "object"},
+                {"properties", {{"region", {{"type", "string"}, {"x-mcp-header", "My Region"}}}}}}}};
+  server.set_tools({good, bad});
+  ClientOptions o = make_options();
+  o.http = true;
+  start(std::move(o));
+  auto tools = list();
+  ASSERT_TRUE(tools.ok()) << tools.error();
+  ASSERT_EQ(tools.value().size(), 1u);
+  EXPECT_EQ(tools.value()[0]["name"], "good");
+  EXPECT_TRUE(log.has(LogLevel::warn, "leaving out tool \"bad\""));
+  EXPECT_TRUE(log.has(LogLevel::warn, "My Region"));
+  server.on_tool("good", [](const json&) -> Result<json> { return text_result("ok"); });
+  ASSERT_TRUE(call("good", {{"region", "Zürich"}}).ok());
+  const SendOptions* sent_call = nullptr;
+  for (const auto& [m, opts] : sent) {
+    if (m.value("method", "") == "tools/call") sent_call = &opts;
+  }
+  ASSERT_NE(sent_call, nullptr);
+  auto header = [&](const std::string& name) -> std::string {
+    for (const auto& [k, v] : sent_call->headers) {
+      if (k == name) return v;
+    }
+    return "<absent>";
+  };
+  EXPECT_EQ(header("MCP-Protocol-Version"), "2026-07-28");
+  EXPECT_EQ(header("Mcp-Method"), "tools/call");
+  EXPECT_EQ(header("Mcp-Name"), "good");
+  EXPECT_EQ(header("Mcp-Param-Region"), "=?base64?WsO8cmljaA==?=");
+}
+
+TEST_F(ClientModernTest, AdoptedTools_FollowTheListingRules_AndTheirHeadersAreMirrored) {
+  server.hold("subscriptions/listen");
+  ClientOptions o = make_options();
+  o.http = true;
+  o.prior_protocol_version = "2026-07-28";
+  start(std::move(o));
+  json good = {{"name", "good"},
+               {"inputSchema",
+                {{"type", "object"},
+                 {"properties", {{"n", {{"type", "integer"}, {"x-mcp-header", "N"}}}}}}}};
+  json bad = {{"name", "bad"},
+              {"inputSchema",
+               {{"type", "object"},
+                {"properties", {{"n", {{"type", "number"}, {"x-mcp-header", "N"}}}}}}}};
+  auto kept = session->adopt_tools({good, bad});
+  ASSERT_EQ(kept.size(), 1u);
+  EXPECT_EQ(kept[0]["name"], "good");
+  server.on_tool("good", [](const json&) -> Result<json> { return text_result("ok"); });
+  ASSERT_TRUE(call("good", {{"n", 42}}).ok());
+  bool mirrored = false;
+  for (const auto& [m, opts] : sent) {
+    if (m.value("method", "") != "tools/call") continue;
+    for (const auto& [k, v] : opts.headers) mirrored |= k == "Mcp-Param-N" && v == "42";
+  }
+  EXPECT_TRUE(mirrored);
+  EXPECT_TRUE(server.requests("tools/list").empty());
+}
+
 // --- MRTR --------------------------------------------------------------------------------
 
 TEST_F(ClientModernTest, Mrtr_FulfilsTheElicitation_AndRetriesWithResponsesAndState) {

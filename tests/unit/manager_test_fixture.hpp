@@ -64,7 +64,7 @@ class ManagerTest : public ::testing::Test {
     s.executor = &ex;
     s.logger = &log;
     s.cache_store = use_cache ? &store : nullptr;
-    s.wall_clock = [] { return kWallMs; };
+    s.wall_clock = [this] { return wall_ms; };
     s.transport_factory = farm.factory();
     s.env = env;
     s.auth_storage = auth_storage;
@@ -126,6 +126,7 @@ class ManagerTest : public ::testing::Test {
   EnvLookup env;
   AuthStorage* auth_storage = nullptr;
   bool use_cache = true;
+  std::int64_t wall_ms = kWallMs;  // what the manager's wall clock says
   std::unique_ptr<McpManager> manager;
   int tools_changed = 0;
   std::vector<StatusEvent> events;

@@ -176,6 +176,16 @@ class ClientSession {
   // connect() fails with ErrorCode::closed. Idempotent.
   void close();
 
+  // SEP-2549 (the 2026-07-28 wire): {ttlMs, cacheScope} of the last complete tools/list
+  // (a missing or negative ttlMs is 0, a missing scope "private"); null before one, and
+  // always on the 2025 wire. The manager stores it with the tool cache entry.
+  json tools_cache_hint() const;
+  // Tool definitions this session did not list itself (a cache entry still fresh by its
+  // ttlMs) made its own: the rules of a listing apply (on HTTP, a tool with invalid
+  // x-mcp-header annotations is dropped with a warning) and their header parameters are
+  // kept for calls. Returns the definitions kept.
+  std::vector<json> adopt_tools(std::vector<json> tools);
+
   State state() const;
   const ServerInfo& server() const;
 

@@ -24,6 +24,9 @@ Error named(const std::string& server, Error e) {
 namespace {
 
 // The exponential backoff of one outage: initial, 2×, 4×, … capped at max_delay_ms.
+// SEP-2549's cap on how long a listing may stand for the server's tools.
+constexpr std::int64_t kMaxCacheTtlMs = 24LL * 60 * 60 * 1000;
+
 // `attempts_made` is how many reconnect attempts this outage already had.
 Millis reconnect_delay(const ReconnectPolicy& policy, int attempts_made) {
   long long cap = std::max<long long>(policy.max_delay_ms, 0);
@@ -172,8 +175,14 @@ void ServerLink::start_cache_load() {
     if (hit) {
       self->cache_ = CacheState::hit;
       self->cached_definitions_ = std::move(hit->tools);
-      if (self->known_protocol_version_.empty() && hit->server_info.is_object()) {
-        self->known_protocol_version_ = hit->server_info.value("protocolVersion", std::string());
+      self->cached_saved_at_ms_ = hit->saved_at_ms;
+      if (hit->server_info.is_object()) {
+        self->cached_server_info_ = std::move(hit->server_info);
+        auto version = self->cached_server_info_.find("protocolVersion");
+        if (self->known_protocol_version_.empty() && version != self->cached_server_info_.end() &&
+            version->is_string()) {
+          self->known_protocol_version_ = version->get<std::string>();
+        }
       }
     } else {
       self->cache_ = CacheState::miss;
@@ -185,6 +194,17 @@ void ServerLink::start_cache_load() {
 void ServerLink::save_cache(const std::vector<json>& defs) {
   const auto& cache = owner_.cache();
   if (!cache) return;
+  // SEP-2549: the listing's ttlMs / cacheScope go with the entry (absent: a 2025 server).
+  if (!server_info_.is_object()) server_info_ = json::object();
+  server_info_.erase("ttlMs");
+  server_info_.erase("cacheScope");
+  if (session_) {
+    const json hint = session_->tools_cache_hint();
+    if (hint.is_object()) {
+      server_info_["ttlMs"] = hint.value("ttlMs", 0);
+      server_info_["cacheScope"] = hint.value("cacheScope", std::string("private"));
+    }
+  }
   cache->save(config_, server_info_, defs, [keep = cache](Status) {});
 }
 
@@ -288,6 +308,21 @@ void ServerLink::on_connected(std::uint64_t attempt, Result<std::shared_ptr<Clie
   server_info_ = {{"protocolVersion", session_->server().protocol_version},
                   {"serverInfo", session_->server().server_info},
                   {"capabilities", session_->server().capabilities}};
+  if (session_->server().era_source == "prior" && cached_server_info_.is_object()) {
+    // Connected under the stored verdict, so nothing was asked: keep what the entry knew.
+    for (const char* key : {"serverInfo", "capabilities"}) {
+      auto cached = cached_server_info_.find(key);
+      if ((server_info_[key].is_null() || server_info_[key].empty()) &&
+          cached != cached_server_info_.end() && cached->is_object()) {
+        server_info_[key] = *cached;
+      }
+    }
+  }
+  if (auto fresh = fresh_cached_tools()) {
+    // SEP-2549: the entry is still fresh, so these are the server's live tools; no
+    // tools/list (and no cache write: its age stays what the server allowed).
+    return on_listed(session_->adopt_tools(std::move(*fresh)), /*from_cache=*/true);
+  }
   session_->list_tools([weak = weak_from_this(), attempt,
                         at_epoch = owner_.epoch()](Result<std::vector<json>> listed) {
     ServerLink* self = current(weak, attempt, at_epoch);
@@ -296,14 +331,35 @@ void ServerLink::on_connected(std::uint64_t attempt, Result<std::shared_ptr<Clie
   });
 }
 
-void ServerLink::on_listed(Result<std::vector<json>> listed) {
+std::optional<std::vector<json>> ServerLink::fresh_cached_tools() const {
+  if (cache_ != CacheState::hit || !session_ || !session_->server().modern ||
+      session_->server().era_source != "prior" || !cached_server_info_.is_object()) {
+    return std::nullopt;
+  }
+  // Only `public` entries: a `private` one belongs to one authorization context, and is
+  // never served as live (it still shows deferred tools at the gate, as any entry does).
+  auto scope = cached_server_info_.find("cacheScope");
+  if (scope == cached_server_info_.end() || *scope != "public") return std::nullopt;
+  const json ttl = cached_server_info_.value("ttlMs", json());
+  if (!ttl.is_number_integer() || ttl.get<std::int64_t>() <= 0) return std::nullopt;
+  const WallClock& clock = owner_.services().wall_clock;
+  if (!clock) return std::nullopt;
+  const std::int64_t now = clock();
+  const std::int64_t age = now - cached_saved_at_ms_;
+  if (age < 0 || age >= std::min<std::int64_t>(ttl.get<std::int64_t>(), kMaxCacheTtlMs)) {
+    return std::nullopt;
+  }
+  return cached_definitions_;
+}
+
+void ServerLink::on_listed(Result<std::vector<json>> listed, bool from_cache) {
   if (!listed.ok()) return attempt_failed(std::move(listed).error());
   stage_ = Stage::ready;
   attempts_ = 0;
   prior_version_failed_ = false;
   last_error_.reset();
   stderr_tail_.clear();
-  save_cache(listed.value());
+  if (!from_cache) save_cache(listed.value());
   set_slice(std::move(listed.value()), false, false);
   set_phase(ServerPhase::connected);
   settle_attempt_waiters(Status());
@@ -474,6 +530,9 @@ void ServerLink::connection_lost(Error reason) {
 
 void ServerLink::on_notification(const std::string& method) {
   if (method != "notifications/tools/list_changed") return;
+  // The cached list is out of date at once, whatever its ttlMs said: a restart before the
+  // re-list lands must not serve it as live.
+  if (cached_server_info_.is_object()) cached_server_info_.erase("ttlMs");
   if (stage_ == Stage::listing) {
     relist_again_ = true;
     return;

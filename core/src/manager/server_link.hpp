@@ -160,7 +160,10 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   void with_auth(ServerConfig resolved);
   void open_connection(const ServerConfig& resolved);
   void on_connected(std::uint64_t attempt, Result<std::shared_ptr<ClientSession>> r);
-  void on_listed(Result<std::vector<json>> listed);
+  void on_listed(Result<std::vector<json>> listed, bool from_cache = false);
+  // The cache entry's tools when they may stand for a tools/list (SEP-2549): connected
+  // under the stored modern verdict, a `public` entry younger than min(ttlMs, 24 h).
+  std::optional<std::vector<json>> fresh_cached_tools() const;
   void save_cache(const std::vector<json>& defs);
   void attempt_failed(Error error);
   // An attempt or the live connection failed with ErrorCode::needs_auth (`error` named).
@@ -196,6 +199,8 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   std::string known_protocol_version_;
   bool used_prior_version_ = false;  // this attempt connected under the stored verdict
   bool prior_version_failed_ = false;  // ...and it failed once: probe again
+  json cached_server_info_;               // the cache entry's serverInfo object (with ttlMs, cacheScope)
+  std::int64_t cached_saved_at_ms_ = 0;
 
   bool has_slice_ = false;
   bool slice_deferred_ = false;

@@ -40,6 +40,23 @@ constexpr int kMaxInputRounds = 10;
 constexpr Millis kListenRetryFirst{1000};
 constexpr Millis kListenRetryMax{30000};
 
+// Untrusted JSON: a member of the wrong type reads as absent (json::value would throw).
+std::string string_at(const json& object, const char* key) {
+  if (!object.is_object()) return {};
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+bool is_true_at(const json& object, const char* key) {
+  if (!object.is_object()) return false;
+  auto it = object.find(key);
+  return it != object.end() && it->is_boolean() && it->get<bool>();
+}
+int int_at(const json& object, const char* key) {
+  if (!object.is_object()) return 0;
+  auto it = object.find(key);
+  return it != object.end() && it->is_number_integer() ? it->get<int>() : 0;
+}
+
 bool is_modern_error_code(int code) {
   return code == kHeaderMismatch || code == kMissingCapability || code == kUnsupportedVersion;
 }
@@ -98,6 +115,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   ScopedTimer listen_ack_timer;
   ScopedTimer listen_retry_timer;
   json listen_honoured = json::object();
+  json tools_cache_hint;  // {ttlMs, cacheScope} of the last listing; null on the 2025 wire
 
   // --- naming and posting ------------------------------------------------------------
 
@@ -313,7 +331,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     if (options.http) {
       // 401/403 are authorization, 5xx and network failures outages: never a verdict.
       if (local == ErrorCode::http_status) {
-        const int status = e.data.is_object() ? e.data.value("status", 0) : 0;
+        const int status = int_at(e.data, "status");
         legacy = status >= 400 && status < 500 && status != 401 && status != 403;
       } else if (local == ErrorCode::transport) {
         legacy = options.probe_network_failure_means_legacy;
@@ -588,7 +606,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     if (!options.http) return so;
     so.headers = modern_request_headers(modern_version, method, params);
     if (method == "tools/call" && params.is_object()) {
-      const std::string name = params.value("name", std::string());
+      const std::string name = string_at(params, "name");
       auto hp = header_params_for(name, tool_definition);
       if (hp.ok()) {
         for (auto& h : mcp_param_headers(hp.value(), params.value("arguments", json::object()))) {
@@ -759,7 +777,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
       std::string method;
       json params;
       if (request.is_object()) {
-        method = request.value("method", std::string());
+        method = string_at(request, "method");
         if (auto p = request.find("params"); p != request.end()) params = *p;
       }
       fulfil_input(method, params, [weak = weak_from_this(), op, key = key](Result<json> r) {
@@ -795,8 +813,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     // Without a discover result (a stored verdict) the capabilities are unknown: ask.
     if (server.capabilities.empty()) return true;
     auto tools = server.capabilities.find("tools");
-    return tools != server.capabilities.end() && tools->is_object() &&
-           tools->value("listChanged", false) == true;
+    return tools != server.capabilities.end() && is_true_at(*tools, "listChanged");
   }
 
   void start_listen() {
@@ -839,8 +856,9 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     listen_acknowledged = true;
     listen_ack_timer.reset();
     listen_retry = kListenRetryFirst;
-    listen_honoured = params.value("notifications", json::object());
-    if (listen_honoured.value("toolsListChanged", false) != true) {
+    auto honoured = params.find("notifications");
+    listen_honoured = honoured != params.end() && honoured->is_object() ? *honoured : json::object();
+    if (!is_true_at(listen_honoured, "toolsListChanged")) {
       logger->debug(prefix() + "the listen stream does not carry tool list changes");
     }
   }
@@ -878,6 +896,19 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
         }));
   }
 
+  // Tools from elsewhere (a fresh cache entry) held to the rules of a listing.
+  std::vector<json> adopt_tools(std::vector<json> tools) {
+    auto op = std::make_shared<ListOp>();
+    std::vector<json> kept;
+    for (auto& tool : tools) {
+      if (tool.is_object() && tool.value("name", json()).is_string() && keep_for_headers(op, tool)) {
+        kept.push_back(std::move(tool));
+      }
+    }
+    if (modern && options.http) header_params = std::move(op->header_params);
+    return kept;
+  }
+
   // --- requests ----------------------------------------------------------------------
 
   struct ListOp {
@@ -887,6 +918,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     std::set<std::string> cursors;
     std::size_t pages = 0;
     std::map<std::string, std::vector<McpHeaderParam>> header_params;
+    json cache_hint;  // the first page's ttlMs / cacheScope (the 2026-07-28 wire)
   };
 
   void list_tools(std::function<void(Result<std::vector<json>>)> done, AbortSignal signal) {
@@ -914,6 +946,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
 
   void finish_list(const std::shared_ptr<ListOp>& op, Result<std::vector<json>> result) {
     if (result.ok() && modern && options.http) header_params = std::move(op->header_params);
+    if (result.ok()) tools_cache_hint = std::move(op->cache_hint);
     post_to(std::move(op->done), std::move(result));
   }
 
@@ -922,7 +955,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   bool keep_for_headers(const std::shared_ptr<ListOp>& op, const json& tool) {
     if (!modern || !options.http) return true;
     auto hp = x_mcp_header_params(tool);
-    const std::string name = tool.value("name", std::string());
+    const std::string name = string_at(tool, "name");
     if (!hp.ok()) {
       logger->warn(prefix() + "leaving out tool \"" + name + "\": " + hp.error().message);
       return false;
@@ -940,6 +973,19 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     };
     if (!page.is_object()) {
       return list_error("tools/list returned a non-object result: " + detail::describe_json(page));
+    }
+    if (modern && op->pages == 1) {
+      // SEP-2549: missing or negative ttlMs is 0 (stale at once), a missing scope private.
+      std::int64_t ttl = 0;
+      if (auto t = page.find("ttlMs"); t != page.end() && t->is_number_integer()) {
+        ttl = std::max<std::int64_t>(0, t->get<std::int64_t>());
+      }
+      std::string scope = "private";
+      if (auto c = page.find("cacheScope"); c != page.end() && c->is_string() &&
+                                            c->get_ref<const std::string&>() == "public") {
+        scope = "public";
+      }
+      op->cache_hint = {{"ttlMs", ttl}, {"cacheScope", scope}};
     }
     auto tools = page.find("tools");
     if (tools == page.end() || !tools->is_array()) {
@@ -1120,5 +1166,11 @@ const ServerInfo& ClientSession::server() const { return impl_->server; }
 const std::string& ClientSession::name() const { return impl_->options.server_name; }
 
 RpcPeer& ClientSession::peer() { return *impl_->peer; }
+
+json ClientSession::tools_cache_hint() const { return impl_->tools_cache_hint; }
+
+std::vector<json> ClientSession::adopt_tools(std::vector<json> tools) {
+  return impl_->adopt_tools(std::move(tools));
+}
 
 }  // namespace mcprt
