@@ -64,7 +64,9 @@ TEST(McpHeaderValue, ControlCharactersAndTabsAreEncoded) {
 
 TEST(McpHeaderValue, AValueThatLooksLikeTheSentinelIsEncodedToo) {
   EXPECT_EQ(value_of("=?base64?literal?="), "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=");
-  EXPECT_EQ(value_of("=?base64?" "?="), "=?base64?PT9iYXNlNjQ/Pz0=?=");  // split: no trigraph
+  EXPECT_EQ(value_of("=?base64?"
+                     "?="),
+            "=?base64?PT9iYXNlNjQ/Pz0=?=");  // split: no trigraph
   // Only the full pattern counts: half a sentinel, or other case, is plain text.
   EXPECT_EQ(value_of("=?base64?SGVsbG8="), "=?base64?SGVsbG8=");
   EXPECT_EQ(value_of("SGVsbG8=?="), "SGVsbG8=?=");
@@ -217,12 +219,15 @@ TEST(XMcpHeaderParams, RejectsAnnotationsThatAreNotReachableThroughPropertiesAlo
   };
   const Case cases[] = {
       {"items", {{"type", "array"}, {"items", inner}}, "inputSchema/properties/p/items"},
-      {"prefixItems", {{"type", "array"}, {"prefixItems", json::array({inner})}},
+      {"prefixItems",
+       {{"type", "array"}, {"prefixItems", json::array({inner})}},
        "inputSchema/properties/p/prefixItems/0"},
-      {"additionalProperties", {{"type", "object"}, {"additionalProperties", inner}},
+      {"additionalProperties",
+       {{"type", "object"}, {"additionalProperties", inner}},
        "inputSchema/properties/p/additionalProperties"},
       {"allOf", {{"allOf", json::array({inner})}}, "inputSchema/properties/p/allOf/0"},
-      {"anyOf", {{"anyOf", json::array({{{"type", "null"}}, inner})}},
+      {"anyOf",
+       {{"anyOf", json::array({{{"type", "null"}}, inner})}},
        "inputSchema/properties/p/anyOf/1"},
       {"oneOf", {{"oneOf", json::array({inner})}}, "inputSchema/properties/p/oneOf/0"},
       {"not", {{"not", inner}}, "inputSchema/properties/p/not"},
@@ -251,8 +256,7 @@ TEST(XMcpHeaderParams, RejectsAnnotationsUnderRootKeywordsAndOnTheRootItself) {
                  {"$defs", {{"r", annotated("string", "R")}}},
                  {"properties", {{"r", {{"$ref", "#/$defs/r"}}}}}}}};
   EXPECT_NE(rejection(defs).find("at \"inputSchema/$defs/r\""), std::string::npos);
-  json root = {{"name", "t"},
-               {"inputSchema", {{"type", "object"}, {"x-mcp-header", "Root"}}}};
+  json root = {{"name", "t"}, {"inputSchema", {{"type", "object"}, {"x-mcp-header", "Root"}}}};
   EXPECT_NE(rejection(root).find("at \"inputSchema\""), std::string::npos);
   json any_of = {{"name", "t"},
                  {"inputSchema",
@@ -280,8 +284,8 @@ TEST(McpParamHeaders, MirrorsEachPresentValueEncoded) {
                                                {"empty", annotated("string", "EmptyVal")},
                                                {"method", annotated("string", "Method")}}));
   ASSERT_TRUE(params.ok()) << params.error();
-  json args = {{"region", "us-west1"}, {"priority", 42},  {"debug", true},
-               {"greet", "Hello, 世界"}, {"empty", ""},     {"method", "test-method"},
+  json args = {{"region", "us-west1"},   {"priority", 42}, {"debug", true},
+               {"greet", "Hello, 世界"}, {"empty", ""},    {"method", "test-method"},
                {"query", "SELECT 1"}};
   HeaderList expected = {{"Mcp-Param-Debug", "true"},
                          {"Mcp-Param-EmptyVal", ""},
@@ -321,8 +325,9 @@ TEST(McpParamHeaders, ReadsTheValueAtTheNestedPath) {
 TEST(ModernRequestHeaders, VersionAndMethodOnEveryRequest) {
   EXPECT_EQ(modern_request_headers("2026-07-28", "tools/list", json::object()),
             (HeaderList{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}}));
-  EXPECT_EQ(modern_request_headers("2026-07-28", "server/discover", nullptr),
-            (HeaderList{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "server/discover"}}));
+  EXPECT_EQ(
+      modern_request_headers("2026-07-28", "server/discover", nullptr),
+      (HeaderList{{"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "server/discover"}}));
 }
 
 TEST(ModernRequestHeaders, NameForToolsCallAndPromptsGetUriForResourcesRead) {
@@ -332,10 +337,11 @@ TEST(ModernRequestHeaders, NameForToolsCallAndPromptsGetUriForResourcesRead) {
                         {"Mcp-Name", "get_weather"}}));
   EXPECT_EQ(modern_request_headers("2026-07-28", "prompts/get", {{"name", "p"}}).back(),
             (std::pair<std::string, std::string>{"Mcp-Name", "p"}));
-  EXPECT_EQ(modern_request_headers("2026-07-28", "resources/read",
-                                   {{"uri", "file:///projects/myapp/config.json"}, {"name", "x"}})
-                .back(),
-            (std::pair<std::string, std::string>{"Mcp-Name", "file:///projects/myapp/config.json"}));
+  EXPECT_EQ(
+      modern_request_headers("2026-07-28", "resources/read",
+                             {{"uri", "file:///projects/myapp/config.json"}, {"name", "x"}})
+          .back(),
+      (std::pair<std::string, std::string>{"Mcp-Name", "file:///projects/myapp/config.json"}));
   // Other methods never carry Mcp-Name, even with a name in params.
   EXPECT_EQ(modern_request_headers("2026-07-28", "subscriptions/listen", {{"name", "x"}}).size(),
             2u);
@@ -348,10 +354,9 @@ TEST(ModernRequestHeaders, NameIsEncodedLikeAParameterValue) {
                 .back()
                 .second,
             "=?base64?ZmlsZTovLy9hIGIg?=");
-  EXPECT_EQ(modern_request_headers("2026-07-28", "tools/call", {{"name", "=?base64?x?="}})
-                .back()
-                .second,
-            "=?base64?PT9iYXNlNjQ/eD89?=");
+  EXPECT_EQ(
+      modern_request_headers("2026-07-28", "tools/call", {{"name", "=?base64?x?="}}).back().second,
+      "=?base64?PT9iYXNlNjQ/eD89?=");
   // A missing or non-string name: no Mcp-Name.
   EXPECT_EQ(modern_request_headers("2026-07-28", "tools/call", json::object()).size(), 2u);
   EXPECT_EQ(modern_request_headers("2026-07-28", "tools/call", {{"name", 5}}).size(), 2u);

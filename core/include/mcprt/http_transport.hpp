@@ -50,6 +50,32 @@
 //  - close() sends `DELETE` with the session id (best effort, bounded by close_timeout_ms)
 //    and then reports on_close(ErrorCode::closed).
 //
+// STATELESS MESSAGES (MCP 2026-07-28; Transport::send_with with SendOptions::stateless,
+// SPEC §14), Streamable HTTP and `automatic` alike:
+//  - the POST carries SendOptions::headers (MCP-Protocol-Version, Mcp-Method, Mcp-Name,
+//    Mcp-Param-*, already encoded by the session; they cannot replace Content-Type,
+//    Accept, Authorization, Cookie, Mcp-Session-Id or Last-Event-ID), like every `Mcp-*`
+//    header only to the configured origin;
+//  - no `Mcp-Session-Id` is sent, and one in the answer is ignored; no GET stream, no
+//    DELETE (close() still ends a session an earlier initialize made), no resumption:
+//    an SSE answer that breaks or ends before the response fails that request
+//    (`Server "x": the SSE stream from <url> broke before the response (...); the request
+//    was lost (2026-07-28 streams cannot be resumed)`, data.transport_error "transport");
+//    a request that finds no server still closes the transport (TRANSPORT LOSS);
+//  - a stateless `notifications/cancelled` is not POSTed: the transport aborts the POST
+//    of the request it names (closing its stream is the cancellation) and drops it;
+//  - a 4xx answer (not 401/403, which take the auth path) whose body is a JSON-RPC error
+//    response with the request's id (400 with -32022/-32020/-32021/-32602, 404 with
+//    -32601) is handed up as that request's response, code and data as the server sent
+//    them (the first 64 KiB of the body are read); any other non-2xx answer becomes the
+//    synthesized error below (5xx included: an outage, not the server's verdict);
+//  - in `automatic` mode they never trigger the legacy fallback, are not replayed by it,
+//    and their answers do not commit the choice, so an `initialize` sent afterwards on
+//    the same transport behaves exactly as above (session, version, GET stream, legacy
+//    SSE fallback). A stateless request unanswered when the fallback happens fails.
+// Messages sent with send() (or stateless = false) follow the 2025-11-25 rules above;
+// their SendOptions::headers are added to the POST too.
+//
 // LEGACY HTTP+SSE (MCP 2024-11-05), mode `sse`: GET the stream; wait for the `endpoint`
 // event (resolved against the stream's final URL, and then required to be on the origin
 // of the CONFIGURED URL — a redirected stream cannot move the POSTs, and the credentials
@@ -97,8 +123,9 @@
 //
 // ORIGINS AND REDIRECTS (SPEC §17), whatever origin_locked says (origin_locked only stops
 // connect-time substitution of header values, config/connect_time): `Authorization`,
-// `Cookie`, every configured header, `Mcp-Session-Id`, `MCP-Protocol-Version` and
-// `Last-Event-ID` go only to URLs on the configured URL's origin (scheme, host, port).
+// `Cookie`, every configured header, `Mcp-Session-Id`, `MCP-Protocol-Version`,
+// `Last-Event-ID` and every other `Mcp-*` header (Mcp-Method, Mcp-Name, Mcp-Param-*) go
+// only to URLs on the configured URL's origin (scheme, host, port).
 //  - A GET that carries any of them is sent with HttpRequest::follow_redirects = false and
 //    the core follows its redirects hop by hop (at most max_redirects), sending none of
 //    them to a hop on another origin. Only a GET that carries none of them may be

@@ -54,11 +54,11 @@ using HeaderList = std::vector<std::pair<std::string, std::string>>;
 std::optional<std::string> mcp_header_value(const json& value);
 
 // The annotations of one tool definition (`inputSchema.properties...["x-mcp-header"]`),
-// depth first, properties by name (json objects keep their keys sorted). A tool without annotations (or without an inputSchema)
-// → empty. Invalid (see ANNOTATION RULES) → ErrorCode::protocol whose message names the
-// tool, the property path (or where an unreachable annotation sits) and the rule, e.g.
-// `tool "t": property "region": x-mcp-header "Bad Name" is not an RFC 9110 token`;
-// data: {path: [keys]} or {at: "inputSchema/..."}.
+// depth first, properties by name (json objects keep their keys sorted). A tool without
+// annotations (or without an inputSchema) → empty. Invalid (see ANNOTATION RULES) →
+// ErrorCode::protocol whose message names the tool, the property path (or where an unreachable
+// annotation sits) and the rule, e.g. `tool "t": property "region": x-mcp-header "Bad Name" is not
+// an RFC 9110 token`; data: {path: [keys]} or {at: "inputSchema/..."}.
 Result<std::vector<McpHeaderParam>> x_mcp_header_params(const json& tool);
 
 // `Mcp-Param-<header>: <value>` for each annotation whose value is present in

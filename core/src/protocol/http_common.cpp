@@ -1,6 +1,8 @@
 #include "protocol/http_common.hpp"
 
+#include <algorithm>
 #include <utility>
+#include <vector>
 
 #include "framing/utf8.hpp"
 #include "mcprt/url.hpp"
@@ -17,6 +19,12 @@ bool is_redirect(int status) {
 // (SPEC §17); configured headers are added to these by HttpConnection::is_origin_bound.
 constexpr std::string_view kOriginBoundHeaders[] = {"Authorization", "Cookie", "Mcp-Session-Id",
                                                     "MCP-Protocol-Version", "Last-Event-ID"};
+
+// Mcp-Method, Mcp-Name, Mcp-Param-* (and Mcp-Session-Id): they mirror the request's body
+// and belong to the configured origin like the session does.
+bool is_mcp_header(std::string_view name) {
+  return name.size() >= 4 && iequals(name.substr(0, 4), "Mcp-");
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r' ||
@@ -61,7 +69,7 @@ bool HttpConnection::is_origin_bound(std::string_view header_name) const {
   for (std::string_view bound : kOriginBoundHeaders) {
     if (iequals(header_name, bound)) return true;
   }
-  return options_.headers.has(header_name);
+  return is_mcp_header(header_name) || options_.headers.has(header_name);
 }
 
 bool HttpConnection::uses_storage_token() const {
@@ -199,6 +207,11 @@ void HttpCall::send_attempt() {
   if (events_.decorate) events_.decorate(request.headers);
   if (!home) {
     for (std::string_view bound : kOriginBoundHeaders) request.headers.remove(bound);
+    std::vector<std::string> mirrors;
+    for (const HttpHeader& h : request.headers) {
+      if (is_mcp_header(h.name)) mirrors.push_back(h.name);
+    }
+    for (const std::string& name : mirrors) request.headers.remove(name);
   }
   // The platform may follow redirects only for a request that carries nothing bound to
   // the origin (it cannot strip what it does not know about); otherwise the core follows,
@@ -357,9 +370,10 @@ void HttpCall::on_chunk(std::string_view bytes) {
     return;
   }
   if (mode_ != Mode::collecting_error) return;
-  const std::size_t room = kErrorBodyBytes - error_body_.size();
+  const std::size_t limit = std::max(spec_.max_error_body, kErrorBodyBytes);
+  const std::size_t room = limit - error_body_.size();
   error_body_.append(bytes.substr(0, room));
-  if (error_body_.size() >= kErrorBodyBytes) {
+  if (error_body_.size() >= limit) {
     handle_.reset();  // enough to explain the failure; do not download the rest
     finish_failure();
   }
@@ -404,7 +418,8 @@ void HttpCall::finish_failure() {
     if (location) e.message += ": " + sanitize_utf8(utf8_prefix(*location, 200));
     e.message += ")";
   }
-  fail({std::move(e), status_, error_headers_, HttpFailure::Kind::http_answer});
+  fail({std::move(e), status_, error_headers_, HttpFailure::Kind::http_answer,
+        std::move(error_body_)});
 }
 
 void HttpCall::fail(HttpFailure failure) {

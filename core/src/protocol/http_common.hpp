@@ -21,12 +21,17 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "mcprt/http_transport.hpp"
 
 namespace mcprt::detail {
 
 inline constexpr std::size_t kErrorBodyBytes = 1024;
+// How much of a non-2xx answer a 2026-07-28 request keeps: enough for the JSON-RPC error
+// a modern server puts there (-32022 with its supported versions, -32020, ...), which
+// the transport hands up as that request's response.
+inline constexpr std::size_t kModernErrorBodyBytes = 64 * 1024;
 // Appended to the platform's error when a request found no server and the transport closes
 // (http_transport.hpp, TRANSPORT LOSS).
 inline constexpr const char* kUnreachable = " (the server is unreachable)";
@@ -50,7 +55,9 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // Returns the token it sent ("" = none), which a 401 then asks the storage to replace.
   std::string add_credentials(std::string_view url, HttpHeaders& headers) const;
   // True for a header that must never leave the configured origin: Authorization,
-  // Cookie, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, or any configured header.
+  // Cookie, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, every other `Mcp-*`
+  // header (Mcp-Method, Mcp-Name, Mcp-Param-*: they mirror the request), or any
+  // configured header.
   bool is_origin_bound(std::string_view header_name) const;
   // The token comes from AuthStorage (a storage is set and the config has no Authorization).
   bool uses_storage_token() const;
@@ -102,10 +109,17 @@ struct HttpFailure {
                       // redirect, data {"redirect": true})
     other,            // no answer for another reason: timeout, aborted, send() refused
   };
+  HttpFailure() = default;
+  HttpFailure(Error e, int s, HttpHeaders h, Kind k, std::string b = {})
+      : error(std::move(e)), status(s), headers(std::move(h)), kind(k), body(std::move(b)) {}
+
   Error error;       // unprefixed; http_status for an HTTP answer, else the platform's error
   int status = 0;    // 0 = no HTTP answer at all (refused, timeout, CORS, ...)
   HttpHeaders headers;
   Kind kind = Kind::other;
+  // The answer's body as received, up to Spec::max_error_body bytes (error.data.body
+  // holds only its first kErrorBodyBytes, cleaned for display).
+  std::string body;
 };
 
 // One logical request. Exactly one of on_end / on_failure fires, unless cancel() is
@@ -122,11 +136,20 @@ class HttpCall : public std::enable_shared_from_this<HttpCall> {
     std::function<void(const HttpFailure&)> on_failure;
   };
   struct Spec {
+    Spec(std::string m, std::string u, std::string b, std::int64_t timeout, bool auth_retry)
+        : method(std::move(m)),
+          url(std::move(u)),
+          body(std::move(b)),
+          timeout_ms(timeout),
+          allow_auth_retry(auth_retry) {}
+
     std::string method;
     std::string url;
     std::string body;
     std::int64_t timeout_ms = 0;
     bool allow_auth_retry = true;
+    // Bytes of a non-2xx answer's body kept for HttpFailure::body.
+    std::size_t max_error_body = kErrorBodyBytes;
   };
 
   static std::shared_ptr<HttpCall> start(std::shared_ptr<HttpConnection> conn, Spec spec,

@@ -14,6 +14,10 @@
 //                     reinitialize_timeout_ms, closes the transport)
 //   server gone:      any request that gets no HTTP answer because the connection failed
 //                     (HttpFailure::Kind::connection_lost) → closed with a transport error
+//   stateless POST:   (SendOptions::stateless, the 2026-07-28 wire) 2xx JSON | 2xx SSE (a
+//                     break before the response fails the request, never resumed) | 4xx
+//                     with this request's JSON-RPC error → that response | failure; no
+//                     session id either way; its notifications/cancelled aborts the POST
 
 #include <deque>
 #include <map>
@@ -32,6 +36,26 @@ namespace {
 
 constexpr std::string_view kAcceptBoth = "application/json, text/event-stream";
 constexpr std::string_view kEventStream = "text/event-stream";
+
+// Header names a message's SendOptions::headers may not replace: the transport owns them.
+bool transport_owned_header(std::string_view name) {
+  for (std::string_view owned : {"Content-Type", "Accept", "Authorization", "Cookie",
+                                 "Mcp-Session-Id", "Last-Event-ID", "Content-Length", "Host"}) {
+    if (iequals(name, owned)) return true;
+  }
+  return false;
+}
+
+bool is_cancelled_notification(const json& message) {
+  return rpc_kind(message) == RpcKind::notification &&
+         message["method"].get_ref<const std::string&>() == "notifications/cancelled";
+}
+
+// One message waiting to be (re-)sent, with what its sender said about it.
+struct Outgoing {
+  json message;
+  SendOptions send;
+};
 
 // The state of one SSE stream across its reconnects (a POST answer and the GETs that
 // resume it, or the standalone GET stream).
@@ -60,6 +84,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     bool is_initialize = false;
     bool is_initialized = false;  // notifications/initialized
     bool internal = false;        // a re-initialize replay: answered here, not passed up
+    SendOptions send;             // its extra headers; stateless = the 2026-07-28 wire
     bool session_retry_used = false;
     bool carried_session = false;
     std::string sent_session;  // the session id it carried
@@ -95,17 +120,27 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     // Nothing to do until the first message: Streamable HTTP has no connect step.
   }
 
-  Status send(const json& message) {
+  Status send(const json& message, const SendOptions& send) {
     if (phase_ != Phase::open) {
       return conn_->named(Error::make(ErrorCode::closed, "connection is closed"));
     }
+    if (send.stateless) {
+      // The 2026-07-28 wire has no session to wait for, and no cancellation message on
+      // HTTP: closing the request's stream is the cancellation.
+      if (is_cancelled_notification(message)) {
+        abandon_cancelled_request(message);
+        return {};
+      }
+      post_message(message, /*session_retry_used=*/false, /*internal=*/false, send);
+      return {};
+    }
     if (reinitializing_) {
       drop_cancelled_from_replay(message);
-      outbox_.push_back(message);  // goes out, in order, once the new session is up
+      outbox_.push_back({message, send});  // goes out, in order, once the new session is up
       return {};
     }
     abandon_cancelled_request(message);
-    post_message(message, /*session_retry_used=*/false, /*internal=*/false);
+    post_message(message, /*session_retry_used=*/false, /*internal=*/false, send);
     return {};
   }
 
@@ -202,10 +237,12 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
 
   // --- POST ----------------------------------------------------------------------------
 
-  void post_message(const json& message, bool session_retry_used, bool internal) {
+  void post_message(const json& message, bool session_retry_used, bool internal,
+                    const SendOptions& send = {}) {
     auto post = std::make_shared<Post>();
     post->seq = next_seq_++;
     post->message = message;
+    post->send = send;
     post->kind = rpc_kind(message);
     post->session_retry_used = session_retry_used;
     post->internal = internal;
@@ -238,8 +275,12 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       if (!self || !p) return;
       h.set("Content-Type", "application/json");
       h.set("Accept", std::string(kAcceptBoth));
-      // initialize opens a session: it never carries the old one's headers.
-      if (!p->is_initialize) self->add_session_headers(h);
+      // initialize opens a session: it never carries the old one's headers; a stateless
+      // message belongs to no session at all.
+      if (!p->is_initialize && !p->send.stateless) self->add_session_headers(h);
+      for (const auto& [name, value] : p->send.headers) {
+        if (!transport_owned_header(name)) h.set(name, value);
+      }
       p->carried_session = h.has("Mcp-Session-Id");
       p->sent_session = h.get("Mcp-Session-Id");
     };
@@ -265,13 +306,15 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     };
     // replace: a string with invalid UTF-8 must not make dump() throw.
     std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
-    post->call = HttpCall::start(conn_, {"POST", conn_->options().url, std::move(body), 0, true},
-                                 std::move(events));
+    HttpCall::Spec spec{"POST", conn_->options().url, std::move(body), 0, true};
+    if (send.stateless) spec.max_error_body = kModernErrorBodyBytes;
+    post->call = HttpCall::start(conn_, std::move(spec), std::move(events));
   }
 
   void on_post_head(Post& post, const HttpResponseHead& head) {
     if (!live()) return;
-    keep_session_id(head);
+    // A stateless exchange makes no session, whatever the server says.
+    if (!post.send.stateless) keep_session_id(head);
     // 202 Accepted carries no message (some servers still write "Accepted").
     post.accepted_only = head.status == 202;
     post.sse = !post.accepted_only && media_type_is(head.headers.get("Content-Type"), kEventStream);
@@ -345,15 +388,23 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
         // It went out with a session that a re-initialize has replaced since: send it once
         // more with the new one (no second replay).
         posts_.erase(post->seq);
-        post_message(post->message, /*session_retry_used=*/true, /*internal=*/false);
+        post_message(post->message, /*session_retry_used=*/true, /*internal=*/false, post->send);
       } else {
         expire_session(post);
       }
       return;
     }
+    if (post->send.stateless && post->kind == RpcKind::request && hands_up_server_error(f)) {
+      if (std::optional<json> response = server_error_response(*post, f.body)) {
+        posts_.erase(post->seq);
+        post->answered = true;
+        deliver(std::move(*response));
+        return;
+      }
+    }
     // A 404 for the replayed notifications/initialized (internal) lands in fail_post: the
     // new session is refused too, so the re-initialize failed and the transport closes.
-    if (post->is_initialize && !post->internal && hook_) {
+    if (post->is_initialize && !post->internal && !post->send.stateless && hook_) {
       // Only the first initialize may fall back: after that the server spoke Streamable HTTP.
       auto hook = std::move(hook_);
       hook_ = {};
@@ -363,6 +414,31 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       }
     }
     fail_post(post, f.error);
+  }
+
+  // A modern server answers a request it refuses with 4xx and a JSON-RPC error (400 with
+  // -32022/-32020/-32021/-32602, 404 with -32601): the session needs that error itself
+  // (its code and data). 401/403 stay with the auth path (the refresh already ran, the
+  // caller needs the status); 5xx is an outage, never the server's verdict on the
+  // request, so it keeps the synthesized error with its status.
+  static bool hands_up_server_error(const HttpFailure& f) {
+    return f.kind == HttpFailure::Kind::http_answer && f.status >= 400 && f.status < 500 &&
+           f.status != 401 && f.status != 403;
+  }
+
+  // `body` parsed as a JSON-RPC error response to `post`'s request (same id), or nullopt.
+  std::optional<json> server_error_response(const Post& post, const std::string& body) const {
+    if (body.empty()) return std::nullopt;
+    Result<json> parsed = parse_untrusted_json(body, {conn_->options().max_json_nesting_levels});
+    if (!parsed) return std::nullopt;
+    json& message = parsed.value();
+    if (rpc_kind(message) != RpcKind::response) return std::nullopt;
+    const auto error = message.find("error");
+    if (error == message.end() || !error->is_object()) return std::nullopt;
+    const auto code = error->find("code");
+    if (code == error->end() || !code->is_number_integer()) return std::nullopt;
+    if (rpc_id_key(message["id"]) != post.id_key) return std::nullopt;
+    return std::move(message);
   }
 
   // The message `post` carried cannot be delivered. initialize (and the re-initialize
@@ -476,6 +552,19 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     const std::string why = status ? "the server ended the SSE stream before answering"
                                    : "the SSE stream broke before the answer (" +
                                          status.error().message + ")";
+    if (post->send.stateless) {
+      // 2026-07-28 streams cannot be resumed: the request is lost (the caller may send it
+      // again with a new id).
+      fail_post(post, Error::make(ErrorCode::transport,
+                                  "the SSE stream from " + conn_->options().url +
+                                      (status ? " ended before the response"
+                                              : " broke before the response (" +
+                                                    status.error().message + ")") +
+                                      "; the request was lost (2026-07-28 streams cannot "
+                                      "be resumed)",
+                                  json{{"url", conn_->options().url}}));
+      return;
+    }
     if (stream.last_event_id.empty()) {
       fail_post(post, Error::make(ErrorCode::transport,
                                   why + " and sent no event id to resume from"));
@@ -744,7 +833,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // `post` met the 404 of an expired session: it goes out once more after the replay.
   void join_replay(const std::shared_ptr<Post>& post) {
     posts_.erase(post->seq);
-    expired_.push_back(post->message);
+    expired_.push_back({post->message, post->send});
   }
 
   // The client cancelled a request whose POST met the 404: the server never saw it, so it
@@ -761,7 +850,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     const std::optional<std::string> key = rpc_id_key(*request_id);
     if (!key) return;
     for (auto it = expired_.begin(); it != expired_.end(); ++it) {
-      if (rpc_kind(*it) == RpcKind::request && rpc_id_key((*it)["id"]) == key) {
+      if (rpc_kind(it->message) == RpcKind::request && rpc_id_key(it->message["id"]) == key) {
         expired_.erase(it);
         return;
       }
@@ -796,20 +885,20 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   void complete_reinitialize() {
     reinitializing_ = false;
     reinit_timer_.reset();
-    std::vector<json> expired;
+    std::vector<Outgoing> expired;
     expired.swap(expired_);
-    std::deque<json> outbox;
+    std::deque<Outgoing> outbox;
     outbox.swap(outbox_);
-    for (const json& m : expired) {
+    for (const Outgoing& m : expired) {
       if (!live()) return;
-      post_message(m, /*session_retry_used=*/true, false);
+      post_message(m.message, /*session_retry_used=*/true, false, m.send);
     }
-    for (const json& m : outbox) {
+    for (const Outgoing& m : outbox) {
       if (!live()) return;
       if (reinitializing_) {
         outbox_.push_back(m);
       } else {
-        post_message(m, false, false);
+        post_message(m.message, false, false, m.send);
       }
     }
     open_get_stream();
@@ -934,8 +1023,8 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
 
   bool reinitializing_ = false;
   bool reinit_answered_ = false;
-  std::vector<json> expired_;  // messages that met the 404, re-sent after re-initializing
-  std::deque<json> outbox_;    // messages sent while re-initializing
+  std::vector<Outgoing> expired_;  // messages that met the 404, re-sent after re-initializing
+  std::deque<Outgoing> outbox_;    // messages sent while re-initializing
   ScopedTimer reinit_timer_;   // reinitialize_timeout_ms
 
   std::shared_ptr<HttpCall> delete_call_;
@@ -949,7 +1038,10 @@ class StreamableHttpTransport final : public Transport {
   ~StreamableHttpTransport() override { state_->destroy(); }
 
   void start(TransportHandlers handlers) override { state_->start(std::move(handlers)); }
-  Status send(const json& message) override { return state_->send(message); }
+  Status send(const json& message) override { return state_->send(message, {}); }
+  Status send_with(const json& message, const SendOptions& options) override {
+    return state_->send(message, options);
+  }
   void close() override { state_->close(); }
   std::string diagnostics() const override { return state_->diagnostics(); }
 

@@ -6,9 +6,17 @@
 //
 //   streamable ─initialize answered 400/404/405→ legacy (once)
 //   streamable ─first message arrived→ committed (no more buffering)
+//
+// Stateless (2026-07-28) messages go to the Streamable transport and take no part in the
+// choice: they are not buffered for a replay, their answers do not commit, and their
+// refusals never fall back (only an initialize does). So a session that probes with a
+// stateless request and then falls back to initialize gets exactly the 2025 behaviour,
+// legacy SSE included. A stateless request still unanswered when the fallback happens
+// fails (the legacy transport cannot carry it).
 
 #include "mcprt/http_transport.hpp"
 
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -37,11 +45,13 @@ class AutoHttpState : public std::enable_shared_from_this<AutoHttpState> {
     inner_->start(forwarding_handlers());
   }
 
-  Status send(const json& message) {
+  Status send(const json& message, const SendOptions& options) {
     if (!inner_) {
       return conn_->named(Error::make(ErrorCode::closed, "connection is not started"));
     }
-    Status s = inner_->send(message);
+    if (options.stateless) return send_stateless(message, options);
+    sent_stateful_ = true;
+    Status s = inner_->send_with(message, options);
     if (s && !committed_) sent_.push_back(message);
     return s;
   }
@@ -65,14 +75,45 @@ class AutoHttpState : public std::enable_shared_from_this<AutoHttpState> {
   }
 
  private:
+  Status send_stateless(const json& message, const SendOptions& options) {
+    const RpcKind kind = rpc_kind(message);
+    if (kind == RpcKind::notification &&
+        message["method"].get_ref<const std::string&>() == "notifications/cancelled") {
+      if (const auto params = message.find("params");
+          params != message.end() && params->is_object()) {
+        if (const auto id = params->find("requestId"); id != params->end()) {
+          if (auto key = rpc_id_key(*id)) stateless_pending_.erase(*key);
+        }
+      }
+      // After a fallback no stateless request is open any more (they failed), and legacy
+      // SSE must not see 2026-07-28 traffic.
+      if (fell_back_) return {};
+    }
+    Status s = inner_->send_with(message, options);
+    if (s && kind == RpcKind::request) {
+      if (auto key = rpc_id_key(message["id"])) stateless_pending_[*key] = message["id"];
+    }
+    return s;
+  }
+
+  // True when `message` answers a stateless request (which it then no longer waits for).
+  bool answers_stateless(const json& message) {
+    if (rpc_kind(message) != RpcKind::response) return false;
+    const std::optional<std::string> key = rpc_id_key(message["id"]);
+    return key && stateless_pending_.erase(*key) > 0;
+  }
+
   TransportHandlers forwarding_handlers() {
     std::weak_ptr<AutoHttpState> weak = weak_from_this();
     TransportHandlers h;
     h.on_message = [weak](json message) {
       auto self = weak.lock();
       if (!self) return;
-      self->committed_ = true;
-      self->sent_.clear();
+      // Only the stateful exchange (initialize and what follows it) proves the transport.
+      if (!self->answers_stateless(message) && self->sent_stateful_) {
+        self->committed_ = true;
+        self->sent_.clear();
+      }
       if (self->handlers_.on_message) self->handlers_.on_message(std::move(message));
     };
     h.on_unreadable = [weak](const UnreadableMessage& message) {
@@ -111,7 +152,31 @@ class AutoHttpState : public std::enable_shared_from_this<AutoHttpState> {
       Status s = inner_->send(m);
       if (!s) break;  // the legacy transport closed; its on_close says why
     }
+    fail_stateless_pending(f.status);
     return true;
+  }
+
+  // The retired Streamable transport dropped them silently: each still gets its answer
+  // (on a later turn: we are inside that transport's callback).
+  void fail_stateless_pending(int status) {
+    std::map<std::string, json> pending;
+    pending.swap(stateless_pending_);
+    if (pending.empty()) return;
+    const Error error =
+        conn_->named(Error::make(ErrorCode::transport,
+                                 "the request was lost: the server at " + conn_->options().url +
+                                     " answered HTTP " + std::to_string(status) +
+                                     " to initialize and the connection moved to legacy "
+                                     "HTTP+SSE, which does not carry 2026-07-28 requests",
+                                 json{{"url", conn_->options().url}}));
+    conn_->executor().post([weak = weak_from_this(), pending = std::move(pending), error] {
+      auto self = weak.lock();
+      if (!self) return;
+      for (const auto& [key, id] : pending) {
+        if (!self->handlers_.on_message) return;
+        self->handlers_.on_message(synthesized_error_response(id, error));
+      }
+    });
   }
 
   std::shared_ptr<HttpConnection> conn_;
@@ -119,6 +184,8 @@ class AutoHttpState : public std::enable_shared_from_this<AutoHttpState> {
   std::unique_ptr<Transport> inner_;
   std::unique_ptr<Transport> retired_;
   std::vector<json> sent_;  // what the Streamable transport sent before it proved itself
+  std::map<std::string, json> stateless_pending_;  // id key → id of unanswered stateless requests
+  bool sent_stateful_ = false;  // a message of the 2025 wire went out (initialize, ...)
   bool started_ = false;
   bool committed_ = false;
   bool fell_back_ = false;
@@ -142,7 +209,10 @@ class AutoHttpTransport final : public Transport {
     }
     state_->start(std::move(handlers));
   }
-  Status send(const json& message) override { return state_->send(message); }
+  Status send(const json& message) override { return state_->send(message, {}); }
+  Status send_with(const json& message, const SendOptions& options) override {
+    return state_->send(message, options);
+  }
   void close() override { state_->close(); }
   std::string diagnostics() const override { return state_->diagnostics(); }
 

@@ -10,7 +10,8 @@
 
 namespace mcprt::detail {
 
-// Called when the first `initialize` POST got an HTTP answer that is not 2xx. Returning
+// Called when the first `initialize` POST got an HTTP answer that is not 2xx (never for a
+// stateless 2026-07-28 message: only an initialize may move a server to legacy SSE). Returning
 // true means "someone else takes over": the Streamable transport then stops silently (no
 // on_close, no further handler) and may be destroyed on a later executor turn.
 using InitializeRejectedHook = std::function<bool(const HttpFailure&)>;

@@ -38,8 +38,7 @@ bool is_safe_ascii(std::string_view text) {
 
 std::string encode_text(std::string text) {
   if (is_safe_ascii(text) && !looks_like_sentinel(text)) return text;
-  return std::string(kSentinelPrefix) + detail::oauth::base64(text) +
-         std::string(kSentinelSuffix);
+  return std::string(kSentinelPrefix) + detail::oauth::base64(text) + std::string(kSentinelSuffix);
 }
 
 // RFC 9110 §5.6.2 tchar.
@@ -85,8 +84,7 @@ std::string path_text(const std::vector<std::string>& path) {
 // Keywords whose values are instance data, not subschemas: an "x-mcp-header" member
 // inside them is not an annotation.
 bool holds_data(std::string_view keyword) {
-  return keyword == "const" || keyword == "default" || keyword == "enum" ||
-         keyword == "examples";
+  return keyword == "const" || keyword == "default" || keyword == "enum" || keyword == "examples";
 }
 
 // The primitive type a property's `type` names, or "" when it names none (missing,
@@ -189,13 +187,13 @@ class AnnotationWalk {
       // Named by where it sits: inputSchema/properties/a/items, inputSchema/anyOf/0, ...
       std::string where = "inputSchema";
       for (const std::string& key : trail) where += "/" + key;
-      error_ = Error::make(
-          ErrorCode::protocol,
-          prefix_ + "x-mcp-header " + shown_name(header) + " at " + shown_name(where) +
-              " is not on a property reachable from the schema root through properties "
-              "alone (not under items, composition, conditional or reference keywords, "
-              "nor on the root itself)",
-          json{{"at", where}});
+      error_ =
+          Error::make(ErrorCode::protocol,
+                      prefix_ + "x-mcp-header " + shown_name(header) + " at " + shown_name(where) +
+                          " is not on a property reachable from the schema root through properties "
+                          "alone (not under items, composition, conditional or reference keywords, "
+                          "nor on the root itself)",
+                      json{{"at", where}});
       return;
     }
     if (primitive_type(schema).empty()) {
@@ -206,8 +204,9 @@ class AnnotationWalk {
     const std::string key = lower_ascii(header);
     for (const McpHeaderParam& earlier : params_) {
       if (lower_ascii(earlier.header) == key) {
-        fail(path, "x-mcp-header " + shown_name(header) + " duplicates " + shown_name(earlier.header) +
-                       " of property " + shown_name(path_text(earlier.path)) +
+        fail(path, "x-mcp-header " + shown_name(header) + " duplicates " +
+                       shown_name(earlier.header) + " of property " +
+                       shown_name(path_text(earlier.path)) +
                        " (header names are case-insensitive)");
         return;
       }
