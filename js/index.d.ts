@@ -69,6 +69,67 @@ export interface RuntimeOptions {
   applicationType?: 'web' | 'native';
   /** How long a sign-in waits for the user step, in ms (default 300000). */
   authorizeTimeoutMs?: number;
+  /**
+   * A server asks the user for input (elicitation; 2025 `elicitation/create` or a 2026
+   * input request). Show `request.server` and its message; in form mode ask for the
+   * fields of `requestedSchema` (a flat object schema; properties the answer leaves out
+   * get the schema's `default`), in URL mode show the full `url` and open it only with the
+   * user's consent (the runtime never opens it). Resolve with the user's choice; a rejected
+   * promise (or an answer without a valid action) declines. Without onElicit, elicitation
+   * is not offered to servers.
+   */
+  onElicit?: (request: ElicitationRequest) => Promise<ElicitationAnswer> | ElicitationAnswer;
+  /**
+   * A server asks the host's model for a message (sampling/createMessage). Resolve with a
+   * CreateMessageResult; a rejected promise goes to the server as an error. Without
+   * onSample, sampling is not offered to servers.
+   */
+  onSample?: (request: SamplingRequest) => Promise<CreateMessageResult> | CreateMessageResult;
+  /**
+   * What roots/list answers (SPEC §3.4): file:// URIs (each root is named by its last path
+   * segment). Default (and false): the roots capability is not offered — a page has no
+   * directory of its own. A server may widen what it reads to the roots it is given.
+   */
+  roots?: false | Array<Root | string>;
+  /**
+   * The wire for servers whose config has no `protocol` (SPEC §14): "auto" (default:
+   * 2026-07-28 when the server speaks it, else the initialize era), "2026-07-28", "legacy"
+   * or a 2025-era version.
+   */
+  protocol?: 'auto' | 'legacy' | '2026-07-28' | string;
+}
+
+export interface Root {
+  /** A file:///... URI. */
+  uri: string;
+  /** Shown to servers; currently always the URI's last path segment. */
+  name?: string;
+}
+
+/** One elicitation request, as the host shows it. `message` and everything in the schema is the server's (untrusted) text. */
+export type ElicitationRequest =
+  | { server: string; mode: 'form'; message: string; requestedSchema: Record<string, unknown> }
+  | { server: string; mode: 'url'; message: string; url: string; elicitationId?: string };
+
+export interface ElicitationAnswer {
+  action: 'accept' | 'decline' | 'cancel';
+  /** accept in form mode: the values by property name (left-out ones get their defaults). */
+  content?: Record<string, unknown>;
+}
+
+export interface SamplingRequest {
+  server: string;
+  /** CreateMessageRequest params as the server sent them: messages, maxTokens, systemPrompt, modelPreferences, ... */
+  params: { messages: Array<Record<string, unknown>>; maxTokens?: number; [key: string]: unknown };
+}
+
+/** The sampling answer: {role, content, model, stopReason?}. */
+export interface CreateMessageResult {
+  role: 'assistant' | 'user';
+  content: Record<string, unknown> | Array<Record<string, unknown>>;
+  model: string;
+  stopReason?: string;
+  [key: string]: unknown;
 }
 
 export interface SourceInfo {

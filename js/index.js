@@ -12,6 +12,12 @@
 // `await rt.auth.login(name)` (from a click: the default opens a popup) signs in and
 // reconnects it. `createRuntime({onAuthorize})` replaces the popup with the host's own
 // user step: (url, {serverName, redirectUri, signal}) => Promise<the redirect URL>.
+//
+// Input from the user or the host's model (SPEC §15): `createRuntime({onElicit, onSample,
+// roots})`. A server's elicitation (form or URL mode) goes to onElicit(request) →
+// {action, content?}; its sampling request to onSample({server, params}) → a
+// CreateMessageResult. A capability is offered to servers only when its handler is given;
+// `roots` (a list of file:// roots) is not offered by default.
 
 const modules = new Map();  // module URL → Promise of the instantiated wasm module
 
@@ -137,6 +143,41 @@ function popupAuthorize({ url, serverName, redirectUri, signal }, preopened) {
   });
 }
 
+// `roots` for the C++ side: file:// URIs to the paths the core answers roots/list with
+// (it names each root by its last path segment). Throws a TypeError naming what is wrong.
+function rootPaths(roots) {
+  if (!Array.isArray(roots)) {
+    throw new TypeError('roots must be false or an array of {uri: "file:///..."}');
+  }
+  return roots.map((root, i) => {
+    const uri = typeof root === 'string' ? root : root?.uri;
+    let url;
+    try {
+      url = new URL(String(uri));
+    } catch {
+      url = null;
+    }
+    if (!url || url.protocol !== 'file:' || (url.host !== '' && url.host !== 'localhost')) {
+      throw new TypeError(`roots[${i}]: the uri must be a file:///... URI (got ${JSON.stringify(uri)})`);
+    }
+    let path;
+    try {
+      path = decodeURIComponent(url.pathname);
+    } catch {
+      throw new TypeError(`roots[${i}]: the uri ${JSON.stringify(uri)} has a malformed %-escape`);
+    }
+    if (path.includes('\0')) throw new TypeError(`roots[${i}]: the uri ${JSON.stringify(uri)} has a NUL byte`);
+    return path;
+  });
+}
+
+const kActions = new Set(['accept', 'decline', 'cancel']);
+
+function describeError(error) {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
 // An Error carrying the core's error code (and data) from the C++ side.
 export class McprtError extends Error {
   constructor(detail) {
@@ -174,17 +215,31 @@ class Runtime {
   #statusListeners = new Set();
   #disposed = false;
   #onAuthorize = null;
+  #onElicit = null;
+  #onSample = null;
   #popups = new Map();  // server name → the popup its auth.login() opened on the click
   #auth;
 
   constructor(module, options) {
     this.#module = module;
     this.#id = nextRuntimeId++;
-    const { moduleUrl, moduleArgs, onAuthorize, ...nativeOptions } = options;
+    const { moduleUrl, moduleArgs, onAuthorize, onElicit, onSample, roots, ...nativeOptions } = options;
     if (onAuthorize !== undefined && onAuthorize !== null && typeof onAuthorize !== 'function') {
       throw new TypeError('onAuthorize must be a function (url, {serverName, redirectUri, signal}) => Promise<string>');
     }
+    if (onElicit !== undefined && onElicit !== null && typeof onElicit !== 'function') {
+      throw new TypeError('onElicit must be a function ({server, mode, message, requestedSchema?, url?}) => Promise<{action, content?}>');
+    }
+    if (onSample !== undefined && onSample !== null && typeof onSample !== 'function') {
+      throw new TypeError('onSample must be a function ({server, params}) => Promise<CreateMessageResult>');
+    }
     this.#onAuthorize = onAuthorize ?? null;
+    this.#onElicit = onElicit ?? null;
+    this.#onSample = onSample ?? null;
+    nativeOptions.elicit = this.#onElicit !== null;
+    nativeOptions.sample = this.#onSample !== null;
+    if (roots !== undefined && roots !== null && roots !== false) nativeOptions.rootPaths = rootPaths(roots);
+    if (nativeOptions.protocol !== undefined) nativeOptions.protocol = String(nativeOptions.protocol);
     nativeOptions.redirectUri = String(nativeOptions.redirectUri ?? defaultRedirectUri());
     // A host with its own user step may run it whenever a server asks; the popup only
     // from auth.login() (a popup without the user's click is blocked).
@@ -349,7 +404,60 @@ class Runtime {
       for (const listener of [...this.#toolsListeners]) notify(listener, tools);
     } else if (kind === 'status') {
       for (const listener of [...this.#statusListeners]) notify(listener, value);
+    } else if (kind === 'elicit') {
+      this.#elicit(callId, value);
+    } else if (kind === 'sample') {
+      this.#sample(callId, value);
     }
+  }
+
+  // Answers the core's input request `id` once (unless the runtime was disposed meanwhile).
+  #answer(id, answer) {
+    if (!this.#disposed) this.#native.answerInput(id, JSON.stringify(answer));
+  }
+
+  // A rejection, a throw or an answer without a valid action declines.
+  #elicit(id, request) {
+    Promise.resolve()
+      .then(() => this.#onElicit(request))
+      .then((answer) => {
+        if (!answer || typeof answer !== 'object' || !kActions.has(answer.action)) {
+          console.warn(`[mcprt] onElicit for ${request.server} did not resolve with {action: 'accept'|'decline'|'cancel'}; declined`);
+          return { action: 'decline' };
+        }
+        const out = { action: answer.action };
+        if (answer.action === 'accept' && answer.content && typeof answer.content === 'object' && !Array.isArray(answer.content)) {
+          out.content = answer.content;
+        }
+        return out;
+      }, () => ({ action: 'decline' }))
+      .then((answer) => {
+        try {
+          this.#answer(id, answer);
+        } catch (error) {
+          // JSON.stringify refused the content (a cycle, a BigInt).
+          console.warn(`[mcprt] onElicit's content for ${request.server} is not JSON (${describeError(error)}); declined`);
+          this.#answer(id, { action: 'decline' });
+        }
+      });
+  }
+
+  // A rejection (or no result object) goes to the server as an error.
+  #sample(id, request) {
+    Promise.resolve()
+      .then(() => this.#onSample(request))
+      .then((result) => (result && typeof result === 'object' && !Array.isArray(result)
+        ? { result }
+        : { error: 'onSample did not resolve with a CreateMessageResult object' }),
+      (error) => ({ error: `the sampling request was refused: ${describeError(error)}` }))
+      .then((answer) => {
+        try {
+          this.#answer(id, answer);
+        } catch (error) {
+          // JSON.stringify refused the result (a cycle, a BigInt).
+          this.#answer(id, { error: `onSample's result is not JSON: ${describeError(error)}` });
+        }
+      });
   }
 }
 

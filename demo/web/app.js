@@ -5,7 +5,10 @@
 // cached tools at once while the connections come up. A server that wants an OAuth
 // sign-in shows 'needs-auth' with a "Sign in" button: runtime.auth.login() from the click
 // opens the authorization server in a popup (mcprt/oauth-callback.html brings the redirect
-// back); signed-in servers get "Sign out".
+// back); signed-in servers get "Sign out". A server that asks the user for input
+// (elicitation) gets a modal dialog: its name and message, one field per property of the
+// requested schema (defaults filled in), Accept / Decline / Cancel; in URL mode the full
+// URL and a question before anything opens. One dialog at a time.
 import { createRuntime } from './mcprt/index.js';
 
 const kServersKey = 'mcprt-demo.servers';
@@ -269,6 +272,148 @@ async function signOut(name) {
   await refreshAuth();
 }
 
+// --- elicitation: the modal dialog ---------------------------------------------------------
+
+let dialogQueue = Promise.resolve();
+
+// The choices of an enum property: [{value, label}] from `enum` or oneOf/anyOf {const, title}.
+function choicesOf(schema) {
+  if (Array.isArray(schema.enum)) {
+    const names = Array.isArray(schema.enumNames) && schema.enumNames.length === schema.enum.length ? schema.enumNames : null;
+    return schema.enum.map((value, i) => ({ value, label: names ? String(names[i]) : String(value) }));
+  }
+  for (const key of ['oneOf', 'anyOf']) {
+    if (!Array.isArray(schema[key])) continue;
+    const list = schema[key].filter((o) => o && typeof o === 'object' && 'const' in o);
+    if (list.length) return list.map((o) => ({ value: o.const, label: o.title ? String(o.title) : String(o.const) }));
+  }
+  return null;
+}
+
+// One field of the elicitation form; `read()` gives its value (undefined = left out).
+function elicitField(name, schema, required) {
+  const title = typeof schema.title === 'string' && schema.title ? schema.title : name;
+  const label = el('label', { class: 'field' }, el('span', { text: `${title}${required ? ' *' : ''}` }));
+  const type = schema.type;
+  let input;
+  let read;
+  const choices = type === 'array' ? choicesOf(schema.items ?? {}) : choicesOf(schema);
+  if (type === 'array' && choices) {
+    input = el('span', { class: 'choices' });
+    const defaults = Array.isArray(schema.default) ? schema.default.map((v) => JSON.stringify(v)) : [];
+    const boxes = choices.map((c) => {
+      const box = el('input', { type: 'checkbox', value: JSON.stringify(c.value), 'data-field': name });
+      box.checked = defaults.includes(box.value);
+      input.append(el('label', {}, box, ` ${c.label}`));
+      return box;
+    });
+    read = () => boxes.filter((b) => b.checked).map((b) => JSON.parse(b.value));
+  } else if (choices) {
+    input = el('select', { 'data-field': name, required });
+    if (!required || schema.default === undefined) input.append(el('option', { value: '', text: '' }));
+    for (const c of choices) input.append(el('option', { value: JSON.stringify(c.value), text: c.label }));
+    if (schema.default !== undefined) input.value = JSON.stringify(schema.default);
+    read = () => (input.value === '' ? undefined : JSON.parse(input.value));
+  } else if (type === 'boolean') {
+    input = el('input', { type: 'checkbox', 'data-field': name });
+    input.checked = schema.default === true;
+    read = () => input.checked;
+  } else if (type === 'number' || type === 'integer') {
+    input = el('input', { type: 'number', 'data-field': name, step: type === 'integer' ? '1' : 'any', required,
+                          min: schema.minimum, max: schema.maximum });
+    if (typeof schema.default === 'number') input.value = String(schema.default);
+    read = () => (input.value === '' ? undefined : Number(input.value));
+  } else {
+    const kind = { email: 'email', uri: 'url', date: 'date', 'date-time': 'datetime-local' }[schema.format] ?? 'text';
+    input = el('input', { type: kind, 'data-field': name, required, minlength: schema.minLength, maxlength: schema.maxLength });
+    if (typeof schema.default === 'string') input.value = schema.default;
+    read = () => (input.value === '' ? undefined : input.value);
+  }
+  label.append(input);
+  if (typeof schema.description === 'string' && schema.description) {
+    label.append(el('small', { class: 'muted', text: schema.description }));
+  }
+  return { label, read };
+}
+
+// Shows one request in the modal dialog; resolves with {action, content?}.
+function showElicitation(request) {
+  return new Promise((resolve) => {
+    const dialog = $('elicit-dialog');
+    const body = $('elicit-body');
+    const buttons = $('elicit-buttons');
+    $('elicit-server').textContent = request.server;
+    $('elicit-message').textContent = request.message;
+    body.replaceChildren();
+    buttons.replaceChildren();
+    dialog.dataset.mode = request.mode;
+    let settled = false;
+    const finish = (answer) => {
+      if (settled) return;
+      settled = true;
+      dialog.close();
+      resolve(answer);
+    };
+    const button = (text, cls, onClick, type = 'button') => {
+      const b = el('button', { type, class: cls, text });
+      if (onClick) b.addEventListener('click', onClick);
+      buttons.append(b);
+      return b;
+    };
+    let fields = [];
+    if (request.mode === 'url') {
+      let host = '';
+      try {
+        host = new URL(request.url).host;
+      } catch {
+        host = '(not a valid URL)';
+      }
+      body.append(el('p', { text: 'It asks you to open this page:' }),
+                  el('code', { class: 'elicit-url', text: request.url }),
+                  el('p', { class: 'muted', text: `Site: ${host}. Open it only if you trust it.` }));
+      button('Open page', 'accept', () => {
+        window.open(request.url, '_blank', 'noopener,noreferrer');
+        finish({ action: 'accept' });
+      });
+    } else {
+      const schema = request.requestedSchema ?? {};
+      const properties = schema.properties && typeof schema.properties === 'object' ? schema.properties : {};
+      const required = new Set(Array.isArray(schema.required) ? schema.required : []);
+      fields = Object.entries(properties).map(([name, property]) => {
+        const f = elicitField(name, property && typeof property === 'object' ? property : {}, required.has(name));
+        body.append(f.label);
+        return [name, f];
+      });
+      button('Accept', 'accept', null, 'submit');
+    }
+    button('Decline', 'decline', () => finish({ action: 'decline' }));
+    button('Cancel', 'cancel', () => finish({ action: 'cancel' }));
+    const form = $('elicit-form');
+    form.onsubmit = (event) => {
+      event.preventDefault();
+      if (request.mode === 'url') return;
+      const content = {};
+      for (const [name, f] of fields) {
+        const value = f.read();
+        if (value !== undefined) content[name] = value;
+      }
+      finish({ action: 'accept', content });
+    };
+    dialog.oncancel = (event) => {  // Escape
+      event.preventDefault();
+      finish({ action: 'cancel' });
+    };
+    dialog.showModal();
+  });
+}
+
+// Requests wait for the dialog in turn.
+function onElicit(request) {
+  const answer = dialogQueue.then(() => showElicitation(request));
+  dialogQueue = answer.catch(() => {});
+  return answer;
+}
+
 async function load() {
   state.loading = true;
   renderServers();
@@ -298,7 +443,7 @@ async function load() {
 async function main() {
   [state.servers, rt] = await Promise.all([
     initialServers(),
-    createRuntime({ logLevel: 'warn', sourceName: 'demo page' }),
+    createRuntime({ logLevel: 'warn', sourceName: 'demo page', onElicit }),
   ]);
   rt.onStatus((event) => {
     state.statuses.set(event.server, event);

@@ -11,11 +11,17 @@
 //     (never a token). Not interactive unless the host gave onAuthorize (a popup opened
 //     without a click is blocked): a server that wants a sign-in goes needs-auth until
 //     authLogin, which then reconnects it
+// [x] the host's input handlers (SPEC §15, §3.4): with js/index.js's onElicit / onSample
+//     (options "elicit" / "sample": true) the manager's InputHandlers hand each request to
+//     JS as an "elicit" / "sample" event whose call id is the request's; JS answers it
+//     once through answerInput(id, json). `roots`: false (the default: not declared) or
+//     [{uri: "file://..."}]; `protocol`: the wire for every server (default "auto")
 // [ ] bearer tokens from the page (AuthStorage for auth.type "bearer"), custom claim filters
 //
 // Protocol between C++ and js/index.js: methods take JSON strings and a call id; answers
 // and events go to Module.mcprtRuntimeEvent(runtimeId, kind, callId, json) with kind
-// "resolve" | "reject" | "progress" | "toolsChanged" | "status". The JS side dispatches
+// "resolve" | "reject" | "progress" | "toolsChanged" | "status" | "elicit" | "sample"
+// (the last two: a server's input request, answered by answerInput). The JS side dispatches
 // them outside the wasm stack (queueMicrotask), so listeners may call back freely.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
@@ -30,6 +36,7 @@
 
 #include "mcprt/abort.hpp"
 #include "mcprt/discovery.hpp"
+#include "mcprt/input.hpp"
 #include "mcprt/json_text.hpp"
 #include "mcprt/loader.hpp"
 #include "mcprt/manager.hpp"
@@ -173,6 +180,12 @@ class WebRuntime {
     manager_options_.default_tool_timeout = Millis(number_option<long long>(
         options, "toolTimeoutMs", manager_options_.default_tool_timeout.count()));
     source_label_ = string_option(options, "sourceName", "page");
+    manager_options_.protocol = string_option(options, "protocol", "auto");
+    // In a page a CORS refusal of the probe's new headers and a dead server are the same
+    // opaque TypeError: the probe reads it as a 2025 server (SPEC §14), initialize then
+    // tells which it was.
+    manager_options_.probe_network_failure_means_legacy = true;
+    install_input_handlers(options);
 
     // cache: true (default) | false | {database, store}
     auto cache = options.find("cache");
@@ -388,10 +401,93 @@ class WebRuntime {
     collect_auth_status(call_id, names, std::make_shared<json>(json::array()));
   }
 
+  // JS's answer to an "elicit" or "sample" event (js/index.js checks its shape first):
+  // elicit {action, content?}; sample {result} or {error}. An unknown or answered id does
+  // nothing.
+  void answer_input(int input_id, const std::string& answer_text) {
+    json answer = parse_json(answer_text);
+    if (!answer.is_object()) answer = json::object();
+    if (auto it = elicit_replies_.find(input_id); it != elicit_replies_.end()) {
+      ElicitReply reply = std::move(it->second);
+      elicit_replies_.erase(it);
+      const std::string action = string_option(answer, "action", "decline");
+      ElicitAnswer a = ElicitAnswer::decline();
+      if (action == "accept") {
+        auto content = answer.find("content");
+        a = ElicitAnswer::accept_with(content != answer.end() && content->is_object() ? *content
+                                                                                       : json::object());
+      } else if (action == "cancel") {
+        a = ElicitAnswer::cancel();
+      }
+      reply(std::move(a));
+      return;
+    }
+    if (auto it = sample_replies_.find(input_id); it != sample_replies_.end()) {
+      SampleReply reply = std::move(it->second);
+      sample_replies_.erase(it);
+      auto result = answer.find("result");
+      if (result != answer.end() && result->is_object()) {
+        reply(*result);
+      } else {
+        reply(Error::make(ErrorCode::invalid_argument,
+                          string_option(answer, "error", "the sampling handler gave no result")));
+      }
+    }
+  }
+
   // Everything stops: no event reaches JS afterwards.
   void dispose() { shut_down(); }
 
  private:
+  // The manager's InputHandlers and roots from createRuntime's options. A handler only
+  // when JS has one (a capability is declared only then); the requests wait in
+  // elicit_replies_ / sample_replies_ until answer_input.
+  void install_input_handlers(const json& options) {
+    if (bool_option(options, "elicit", false)) {
+      manager_options_.input.elicit = [this, alive = std::weak_ptr<bool>(alive_)](
+                                          const Elicitation& e, ElicitReply reply) {
+        if (alive.expired()) return reply(ElicitAnswer::cancel());
+        const int id = next_input_++;
+        elicit_replies_[id] = std::move(reply);
+        json out = json::object();
+        out["server"] = e.server;
+        out["message"] = e.message;
+        if (e.mode == Elicitation::Mode::url) {
+          out["mode"] = "url";
+          out["url"] = e.url;
+          if (!e.elicitation_id.empty()) out["elicitationId"] = e.elicitation_id;
+        } else {
+          out["mode"] = "form";
+          out["requestedSchema"] = e.requested_schema;
+        }
+        emit("elicit", id, out);
+      };
+    }
+    if (bool_option(options, "sample", false)) {
+      manager_options_.input.sample = [this, alive = std::weak_ptr<bool>(alive_)](
+                                          const SamplingRequest& r, SampleReply reply) {
+        if (alive.expired()) return reply(Error::make(ErrorCode::closed, "the runtime was disposed"));
+        const int id = next_input_++;
+        sample_replies_[id] = std::move(reply);
+        json out = json::object();
+        out["server"] = r.server;
+        out["params"] = r.params;
+        emit("sample", id, out);
+      };
+    }
+    // roots: false / absent = not declared (a page has no file root of its own); a list of
+    // file:// URIs, which js/index.js turned into paths.
+    ServerConfig::Roots roots;
+    roots.declared = false;
+    if (auto it = options.find("rootPaths"); it != options.end() && it->is_array()) {
+      roots.declared = true;
+      for (const auto& path : *it) {
+        if (path.is_string()) roots.directories.push_back(path.get<std::string>());
+      }
+    }
+    manager_options_.roots = std::move(roots);
+  }
+
   void load(int call_id) {
     const int generation = ++generation_;
     drop_manager();
@@ -532,6 +628,9 @@ class WebRuntime {
     for (auto& [id, controller] : calls) controller->abort("runtime disposed");
     if (manager_) manager_->remove_listener(tools_listener_);
     manager_.reset();
+    // Requests still with JS: their sessions are gone, and a reply after that is ignored.
+    elicit_replies_.clear();
+    sample_replies_.clear();
     oauth_.reset();  // after the manager, whose transports ask it for tokens
     authorizer_.reset();
     credentials_.reset();
@@ -576,6 +675,10 @@ class WebRuntime {
   std::shared_ptr<McpManager> manager_;
   std::uint64_t tools_listener_ = 0;
   std::map<int, std::shared_ptr<AbortController>> calls_;
+  // Input requests JS has not answered yet, by the id of their "elicit"/"sample" event.
+  int next_input_ = 1;
+  std::map<int, ElicitReply> elicit_replies_;
+  std::map<int, SampleReply> sample_replies_;
 };
 
 }  // namespace mcprt::web
@@ -595,5 +698,6 @@ EMSCRIPTEN_BINDINGS(mcprt_runtime) {
       .function("authLogin", &WebRuntime::auth_login)
       .function("authLogout", &WebRuntime::auth_logout)
       .function("authStatus", &WebRuntime::auth_status)
+      .function("answerInput", &WebRuntime::answer_input)
       .function("dispose", &WebRuntime::dispose);
 }

@@ -70,15 +70,26 @@ json call_params(const std::string& tool, json arguments = json::object()) {
   return json{{"name", tool}, {"arguments", std::move(arguments)}};
 }
 
+// The first text block of a result; empty for anything else (a missing answer included),
+// so a broken server fails an assertion instead of throwing.
 std::string first_text(const json& result) {
+  if (!result.is_object()) return {};
   const json& content = result.value("content", json::array());
-  if (!content.is_array() || content.empty()) return {};
-  return content[0].value("text", std::string());
+  if (!content.is_array() || content.empty() || !content[0].is_object()) return {};
+  const json& text = content[0].value("text", json());
+  return text.is_string() ? text.get<std::string>() : std::string();
+}
+
+bool is_error(const json& result) {
+  return result.is_object() && result.value("isError", json()) == true;
 }
 
 std::set<std::string> tool_names(const json& list_result) {
   std::set<std::string> names;
-  for (const auto& t : list_result.value("tools", json::array())) names.insert(t.value("name", ""));
+  if (!list_result.is_object()) return names;
+  for (const auto& t : list_result.value("tools", json::array())) {
+    if (t.is_object() && t.value("name", json()).is_string()) names.insert(t["name"].get<std::string>());
+  }
   return names;
 }
 
@@ -446,7 +457,7 @@ TEST_F(DemoServerModernStdio, AskNameIsInputRequiredThenAnswersFromTheInputRespo
   ASSERT_TRUE(done.contains("result")) << done.dump();
   EXPECT_EQ(done["result"]["resultType"], "complete");
   EXPECT_EQ(first_text(done["result"]), "Hello, Ada!");
-  EXPECT_FALSE(done["result"].value("isError", false));
+  EXPECT_FALSE(is_error(done["result"]));
 
   auto round_trip = [&](int id, const json& answer) {
     json a = tool_call(id, "ask_name", json::object(), kElicitation);
@@ -469,7 +480,7 @@ TEST_F(DemoServerModernStdio, ForgedReusedOrForeignRequestStateIsAToolError) {
        {"requestState", "demo-rs-1-0000000000000000"}},
       kElicitation);
   ASSERT_TRUE(forged.contains("result")) << forged.dump();
-  EXPECT_TRUE(forged["result"].value("isError", false));
+  EXPECT_TRUE(is_error(forged["result"]));
   EXPECT_THAT(first_text(forged["result"]), HasSubstr("not issued"));
 
   json a = tool_call(2, "ask_name", json::object(), kElicitation);
@@ -480,7 +491,7 @@ TEST_F(DemoServerModernStdio, ForgedReusedOrForeignRequestStateIsAToolError) {
   EXPECT_EQ(first_text(ok["result"]), "Hello, Ada!");
   json replay = tool_call(4, "ask_name", {{"inputResponses", answer}, {"requestState", state}},
                           kElicitation);
-  EXPECT_TRUE(replay["result"].value("isError", false)) << replay.dump();
+  EXPECT_TRUE(is_error(replay["result"])) << replay.dump();
   EXPECT_THAT(first_text(replay["result"]), HasSubstr("already used"));
 
   // A state issued for ask_name does not continue two_rounds.
@@ -489,11 +500,11 @@ TEST_F(DemoServerModernStdio, ForgedReusedOrForeignRequestStateIsAToolError) {
                            {{"inputResponses", {{"first", {{"action", "accept"}, {"content", {{"answer", "x"}}}}}}},
                             {"requestState", b["result"]["requestState"]}},
                            kElicitation);
-  EXPECT_TRUE(foreign["result"].value("isError", false)) << foreign.dump();
+  EXPECT_TRUE(is_error(foreign["result"])) << foreign.dump();
 
   // inputResponses without any requestState are refused too.
   json stray = tool_call(7, "ask_name", {{"inputResponses", answer}}, kElicitation);
-  EXPECT_TRUE(stray["result"].value("isError", false)) << stray.dump();
+  EXPECT_TRUE(is_error(stray["result"])) << stray.dump();
 }
 
 TEST_F(DemoServerModernStdio, TwoRoundsAsksTwiceWithANewRequestStateEachRound) {
@@ -521,7 +532,7 @@ TEST_F(DemoServerModernStdio, TwoRoundsAsksTwiceWithANewRequestStateEachRound) {
 
 TEST_F(DemoServerModernStdio, InputToolsNeedTheCapabilityOfTheRequestItself) {
   json name = tool_call(1, "ask_name");  // clientCapabilities {}
-  EXPECT_TRUE(name["result"].value("isError", false)) << name.dump();
+  EXPECT_TRUE(is_error(name["result"])) << name.dump();
   EXPECT_EQ(first_text(name["result"]), "the client does not support elicitation");
   json model = tool_call(2, "ask_model", json::object(), kElicitation);
   EXPECT_EQ(first_text(model["result"]), "the client does not support sampling");
@@ -653,7 +664,7 @@ TEST(DemoServerLegacyInput, AskNameSendsElicitationCreateAndFinishesOnTheAnswer)
                    {"error", {{"code", -32601}, {"message", "Method not found"}}}});
   auto failed = server.read_response(3);
   ASSERT_TRUE(failed);
-  EXPECT_TRUE((*failed)["result"].value("isError", false));
+  EXPECT_TRUE(is_error((*failed)["result"]));
   EXPECT_THAT(first_text((*failed)["result"]), HasSubstr("-32601"));
 
   // Sampling was not declared in initialize.
@@ -874,7 +885,8 @@ class DemoServerModernHttp : public ::testing::Test {
   }
 
   static json body_of(const httplib::Result& res) {
-    return res ? json::parse(res->body, nullptr, false) : json();
+    json j = res ? json::parse(res->body, nullptr, false) : json();
+    return j.is_object() ? j : json::object();
   }
 
   HttpDemoServer server_;
@@ -1052,7 +1064,7 @@ TEST_F(DemoServerModernHttp, AskNameRoundTripAcrossTwoPostsAndAForgedStateIsRefu
                           kElicitation);
   ASSERT_TRUE(forged);
   EXPECT_EQ(forged->status, 200);
-  EXPECT_TRUE(body_of(forged)["result"].value("isError", false)) << forged->body;
+  EXPECT_TRUE(is_error(body_of(forged)["result"])) << forged->body;
 }
 
 TEST_F(DemoServerModernHttp, LogRequestsNamesEveryRequestServedOrRefused) {
