@@ -216,6 +216,51 @@ TEST_F(ModernWire, HttpLegacy_ProbeFallsBackToInitialize) {
   EXPECT_THAT(server.log(), HasSubstr("request initialize"));
 }
 
+// --- a third-party 2026-only server (@modelcontextprotocol/server 2.x) --------------------
+
+std::string ts2026_fixture() {
+  return std::string(MCPRT_SOURCE_DIR) + "/tests/fixtures/ts2026/server.mjs";
+}
+
+TEST_F(ModernWire, Ts2026Server_Stdio_ListsAndCalls) {
+  write_config({{"ts", {{"command", "node"}, {"args", {ts2026_fixture()}}}}});
+  auto tools = cli({"tools", "--json"}, false);
+  ASSERT_EQ(tools.exit_code, 0) << tools.err << tools.out;
+  EXPECT_THAT(tool_names(tools_doc(tools)), ::testing::IsSupersetOf({"mcp_ts_greet", "mcp_ts_sum"}));
+  auto call = cli({"call", "mcp_ts_sum", R"({"a":2,"b":40})"}, false);
+  EXPECT_EQ(call.exit_code, 0) << call.err << call.out;
+  EXPECT_THAT(call.out, HasSubstr("42"));
+  EXPECT_TRUE(tools.leftovers.empty() && call.leftovers.empty());
+}
+
+TEST_F(ModernWire, Ts2026Server_Http_ListsAndCalls) {
+  // The fixture binds 127.0.0.1 and prints its URL on stderr.
+  const fs::path err = dir_ / "ts.err";
+  const std::string pid_file = (dir_ / "ts.pid").string();
+  const std::string cmd = "node '" + ts2026_fixture() + "' --http 0 2>'" + err.string() +
+                          "' >/dev/null </dev/null & echo $! >'" + pid_file + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  std::string url;
+  for (int i = 0; i < 200 && url.empty(); ++i) {
+    const std::string text = read_file(err);
+    if (auto at = text.find("listening on "); at != std::string::npos) {
+      auto end = text.find('\n', at);
+      if (end != std::string::npos) url = text.substr(at + 13, end - at - 13);
+    }
+    if (url.empty()) ::usleep(50 * 1000);
+  }
+  const std::string pid = read_file(pid_file);
+  ASSERT_FALSE(url.empty()) << read_file(err);
+  write_config({{"ts", {{"type", "http"}, {"url", url}}}});
+  auto tools = cli({"tools", "--json"}, false);
+  auto call = cli({"call", "mcp_ts_greet", R"({"name":"Ada"})"}, false);
+  std::system(("kill " + pid + " 2>/dev/null").c_str());
+  ASSERT_EQ(tools.exit_code, 0) << tools.err << tools.out;
+  EXPECT_THAT(tool_names(tools_doc(tools)), ::testing::Contains("mcp_ts_greet"));
+  EXPECT_EQ(call.exit_code, 0) << call.err << call.out;
+  EXPECT_THAT(call.out, HasSubstr("Ada"));
+}
+
 // --- sessions: listen, MRTR --------------------------------------------------------------
 
 class ModernSession : public ::testing::Test {

@@ -186,6 +186,15 @@ TEST_F(ClientModernTest, Probe_MethodNotFound_FallsBackToInitializeOnTheSameConn
                server.last_request("tools/list")["params"].contains("_meta"));
 }
 
+TEST_F(ClientModernTest, Probe_AnsweredWithSomethingThatIsNoDiscoverResult_MeansLegacy) {
+  // Some 2025 servers answer every method they do not know with an empty result.
+  server.on("server/discover", [](const json&) -> Result<json> { return json::object(); });
+  start(make_options());
+  ASSERT_TRUE(connected && connected->ok()) << connected->error();
+  EXPECT_FALSE(session->server().modern);
+  EXPECT_EQ(session->server().era_source, "fallback");
+}
+
 TEST_F(ClientModernTest, Probe_Unanswered_OnStdio_FallsBackAfterTheProbeTimeout) {
   server.hold("server/discover");  // a legacy server that ignores early requests
   ClientOptions o = make_options();

@@ -281,15 +281,19 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
                                             detail::describe_json(result)));
       }
       auto versions = result.find("supportedVersions");
-      if (versions != result.end() && versions->is_array()) {
-        if (auto mutual = mutual_modern_version(*versions)) {
-          modern_version = *mutual;
-        } else if (probe) {
-          // A server that lists only initialize-era versions: speak those.
-          return send_initialize(supported_protocol_versions().front(), "fallback");
-        } else {
-          return fail_connect(no_mutual_version(*versions));
-        }
+      if (versions == result.end() || !versions->is_array()) {
+        // Not a DiscoverResult: some 2025 servers answer any method with {}.
+        if (probe) return send_initialize(supported_protocol_versions().front(), "fallback");
+        return fail_connect(Error::make(ErrorCode::protocol,
+                                        "server/discover returned no supportedVersions array"));
+      }
+      if (auto mutual = mutual_modern_version(*versions)) {
+        modern_version = *mutual;
+      } else if (probe) {
+        // A server that lists only initialize-era versions: speak those.
+        return send_initialize(supported_protocol_versions().front(), "fallback");
+      } else {
+        return fail_connect(no_mutual_version(*versions));
       }
       return become_modern(result);
     }
@@ -585,8 +589,9 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
       meta[kMetaCapabilities] = declared_client_capabilities(options.input, options.roots);
     }
     if (!meta.contains(kMetaClientInfo)) {
-      meta[kMetaClientInfo] = {{"name", options.client_info.name},
-                               {"version", options.client_info.version}};
+      json& info = meta[kMetaClientInfo];
+      info["name"] = options.client_info.name;
+      info["version"] = options.client_info.version;
     }
     return params;
   }
@@ -823,7 +828,8 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     listen_acknowledged = false;
     RequestOptions ro;  // no deadline: the stream lives as long as the connection
     ro.signal = listen_abort.signal();
-    json params = {{"notifications", {{"toolsListChanged", true}}}};
+    json params = json::object();
+    params["notifications"]["toolsListChanged"] = true;
     auto sent = send("subscriptions/listen", std::move(params), std::move(ro),
                      guarded([generation](Impl& self, Result<json> r) {
                        self.on_listen_end(generation, std::move(r));
@@ -985,7 +991,9 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
                                             c->get_ref<const std::string&>() == "public") {
         scope = "public";
       }
-      op->cache_hint = {{"ttlMs", ttl}, {"cacheScope", scope}};
+      op->cache_hint = json::object();
+      op->cache_hint["ttlMs"] = ttl;
+      op->cache_hint["cacheScope"] = std::move(scope);
     }
     auto tools = page.find("tools");
     if (tools == page.end() || !tools->is_array()) {

@@ -89,9 +89,22 @@ Result<std::shared_ptr<ClientSession>> connect_to_server(
   client.input = options.input;
   client.probe_network_failure_means_legacy = options.probe_network_failure_means_legacy;
   client.roots = roots_for(config, options);
-  // Made on the executor when the probe ended the first connection (SPEC §14).
-  client.respawn = [config, services, options]() -> Result<std::unique_ptr<Transport>> {
-    return make_transport(config, services, options);
+  // Made on the executor when the probe ended the first connection (SPEC §14). One shared
+  // copy of what make_transport reads: the callback is copied with the options.
+  struct Respawn {
+    ServerConfig config;
+    ConnectServices services;
+    ConnectOptions options;
+  };
+  auto again = std::make_shared<const Respawn>(Respawn{config, services, {}});
+  {
+    auto& o = const_cast<ConnectOptions&>(again->options);
+    o.cwd = options.cwd;
+    o.max_message_bytes = options.max_message_bytes;
+    o.max_json_nesting_levels = options.max_json_nesting_levels;
+  }
+  client.respawn = [again]() -> Result<std::unique_ptr<Transport>> {
+    return make_transport(again->config, again->services, again->options);
   };
   client.server_name = config.name;
   client.connect_timeout = effective_timeout(config, options);

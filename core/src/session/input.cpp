@@ -32,7 +32,7 @@ json roots_list_result(const std::vector<Root>& roots) {
 json declared_client_capabilities(const InputHandlers& handlers,
                                   const std::optional<std::vector<Root>>& roots) {
   json caps = json::object();
-  if (roots) caps["roots"] = json{{"listChanged", false}};
+  if (roots) caps["roots"]["listChanged"] = false;
   if (handlers.elicit && (handlers.elicit_form || handlers.elicit_url)) {
     json modes = json::object();
     if (handlers.elicit_form) modes["form"] = json::object();
