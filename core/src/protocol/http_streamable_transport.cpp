@@ -52,6 +52,9 @@ bool is_cancelled_notification(const json& message) {
 }
 
 // One message waiting to be (re-)sent, with what its sender said about it.
+// The longest a call made right after connect waits for the first GET stream's answer.
+constexpr std::int64_t kGetStreamWaitMs = 1000;
+
 struct Outgoing {
   json message;
   SendOptions send;
@@ -139,9 +142,52 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       outbox_.push_back({message, send});  // goes out, in order, once the new session is up
       return {};
     }
+    if (holds_for_get_stream(message)) return {};
     abandon_cancelled_request(message);
     post_message(message, /*session_retry_used=*/false, /*internal=*/false, send);
     return {};
+  }
+
+  // A server may send the requests a call causes (elicitation, sampling) on the GET stream
+  // rather than on the call's own answer (the TS SDK's server does unless told otherwise),
+  // and drops them while no GET stream is registered. So a call made right after connect
+  // waits, in order with what follows it, until the first GET stream was answered (opened,
+  // 405, refused, failed) — or kGetStreamWaitMs, whichever comes first.
+  bool holds_for_get_stream(const json& message) {
+    if (get_settled_ || !conn_->options().open_get_stream) return false;
+    if (held_.empty()) {
+      const std::string method =
+          message.is_object() && message.contains("method") && message["method"].is_string()
+              ? message["method"].get<std::string>()
+              : std::string();
+      if (method != "tools/call" && method != "prompts/get" && method != "resources/read") {
+        return false;
+      }
+      std::weak_ptr<StreamableState> weak = weak_from_this();
+      held_timer_ = ScopedTimer(conn_->executor(),
+                                conn_->executor().post_after(Millis(kGetStreamWaitMs), [weak] {
+                                  if (auto self = weak.lock()) {
+                                    self->held_timer_.release();
+                                    self->settle_get_stream();
+                                  }
+                                }));
+    }
+    held_.push_back(message);
+    return true;
+  }
+
+  // The first GET stream was answered (or waited for long enough): what was held goes out.
+  void settle_get_stream() {
+    if (get_settled_) return;
+    get_settled_ = true;
+    held_timer_.reset();
+    std::deque<json> held;
+    held.swap(held_);
+    for (const json& m : held) {
+      if (!live()) return;
+      abandon_cancelled_request(m);
+      post_message(m, /*session_retry_used=*/false, /*internal=*/false, SendOptions{});
+    }
   }
 
   void close() {
@@ -737,6 +783,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       self->keep_session_id(head);
       self->get_stream_.parser =
           std::make_unique<SseParser>(self->conn_->options().max_message_bytes);
+      self->settle_get_stream();
     };
     events.on_chunk = [weak](std::string_view bytes) {
       auto self = weak.lock();
@@ -749,6 +796,8 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     events.on_failure = [weak](const HttpFailure& f) {
       auto self = weak.lock();
       if (!self || !self->live()) return;
+      self->settle_get_stream();
+      if (!self->live()) return;
       if (f.kind == HttpFailure::Kind::connection_lost) {
         self->lose_connection(f.error);
       } else if (f.status == 405) {
@@ -944,6 +993,8 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // --- ending --------------------------------------------------------------------------
 
   void abort_everything() {
+    held_.clear();
+    held_timer_.reset();
     for (auto& [seq, p] : posts_) {
       if (p->call) p->call->cancel();
       p->resume_timer.reset();
@@ -1025,6 +1076,10 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   bool reinit_answered_ = false;
   std::vector<Outgoing> expired_;  // messages that met the 404, re-sent after re-initializing
   std::deque<Outgoing> outbox_;    // messages sent while re-initializing
+  // Calls made before the first GET stream was answered (holds_for_get_stream).
+  bool get_settled_ = false;
+  std::deque<json> held_;
+  ScopedTimer held_timer_;
   ScopedTimer reinit_timer_;   // reinitialize_timeout_ms
 
   std::shared_ptr<HttpCall> delete_call_;
