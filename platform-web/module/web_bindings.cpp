@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "mcprt/json_object.hpp"
 #include "mcprt/client.hpp"
 #include "mcprt/config.hpp"
 
@@ -22,19 +23,19 @@ std::string parse_config(const std::string& text, const std::string& path) {
   options.validate = true;
   options.validation.stdio_available = false;  // the browser has no child processes
   auto parsed = mcprt::parse_mcp_servers_json(text, path, options);
-  mcprt::json out = {{"servers", mcprt::json::array()}, {"errors", mcprt::json::array()}};
+  mcprt::json out = mcprt::json_object({{"servers", mcprt::json::array()}, {"errors", mcprt::json::array()}});
   for (const auto& s : parsed.servers) {
-    out["servers"].push_back({{"name", s.name},
+    out["servers"].push_back(mcprt::json_object({{"name", s.name},
                               {"type", mcprt::to_string(s.type)},
                               {"url", s.url},
-                              {"configHash", mcprt::config_hash(s)}});
+                              {"configHash", mcprt::config_hash(s)}}));
   }
   for (const auto& e : parsed.errors) {
-    out["errors"].push_back({{"path", e.path},
+    out["errors"].push_back(mcprt::json_object({{"path", e.path},
                              {"server", e.server},
                              {"message", e.describe()},
                              {"line", e.line},
-                             {"column", e.column}});
+                             {"column", e.column}}));
   }
   return out.dump();
 }

@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "mcprt/json_object.hpp"
 #include "mcprt/abort.hpp"
 #include "mcprt/discovery.hpp"
 #include "mcprt/input.hpp"
@@ -537,15 +538,15 @@ class WebRuntime {
     for (const auto& t : r.tools) tools.push_back(tool_json(*t));
     json errors = json::array();
     for (const auto& e : r.errors) {
-      errors.push_back({{"path", e.path}, {"error", e.error}, {"server", e.server}});
+      errors.push_back(json_object({{"path", e.path}, {"error", e.error}, {"server", e.server}}));
     }
     json warnings = json::array();
     for (const auto& w : r.discovery.warnings) warnings.push_back(w.describe());
-    resolve(call_id, {{"tools", tools},
+    resolve(call_id, json_object({{"tools", tools},
                       {"errors", errors},
                       {"warnings", warnings},
                       {"connectedServers", r.connected_servers},
-                      {"needsAuthServers", r.needs_auth_servers}});
+                      {"needsAuthServers", r.needs_auth_servers}}));
     emit("toolsChanged", 0, nullptr);
   }
 

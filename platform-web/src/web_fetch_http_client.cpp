@@ -1,5 +1,6 @@
 // WebFetchHttpClient: HttpClient over fetch + ReadableStream + AbortController (see
 // web_fetch_http_client.hpp for what it does and does not do).
+#include "mcprt/json_object.hpp"
 #include "mcprt/web/web_fetch_http_client.hpp"
 
 #include <emscripten/emscripten.h>
@@ -219,7 +220,7 @@ std::string prefix(const FetchRequest& r) { return r.method + " " + r.url; }
 Error end_error(const FetchRequest& r, FetchEnd kind, const std::string& message) {
   switch (kind) {
     case FetchEnd::network_with_cause:
-      return Error::make(ErrorCode::transport, message, json{{"url", r.url}});
+      return Error::make(ErrorCode::transport, message, json_object({{"url", r.url}}));
     case FetchEnd::network_opaque: {
       // A browser reports a refused connection, a DNS failure and a CORS rejection the
       // same way; say both, with the CORS fix.
@@ -233,15 +234,15 @@ Error end_error(const FetchRequest& r, FetchEnd kind, const std::string& message
       // data.redirect tells the core this is not a server that is gone (http_client.hpp).
       return Error::make(ErrorCode::transport,
                          message + ": configure the final URL (where the redirect leads) instead",
-                         json{{"url", r.url}, {"redirect", true}});
+                         json_object({{"url", r.url}, {"redirect", true}}));
     case FetchEnd::body_error:
       return Error::make(ErrorCode::transport, prefix(r) + ": the response body was cut short: " + message,
-                         json{{"url", r.url}});
+                         json_object({{"url", r.url}}));
     case FetchEnd::ok:
     case FetchEnd::other:
       break;
   }
-  return Error::make(ErrorCode::transport, message, json{{"url", r.url}});
+  return Error::make(ErrorCode::transport, message, json_object({{"url", r.url}}));
 }
 
 std::shared_ptr<FetchRequest> find_request(int id) {
@@ -366,7 +367,7 @@ Result<std::unique_ptr<HttpRequestHandle>> WebFetchHttpClient::send(HttpRequest 
       mcprt_js_fetch_abort(self->id);
       self->complete(Error::make(ErrorCode::timeout,
                                  "no response within " + std::to_string(timeout_ms) + " ms",
-                                 json{{"url", self->url}}));
+                                 json_object({{"url", self->url}})));
     }));
   }
 

@@ -12,6 +12,7 @@
 #include "auth/oauth_fetch.hpp"
 #include "auth/oauth_records.hpp"
 #include "auth/oauth_wire.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/oauth.hpp"
 #include "mcprt/url.hpp"
 
@@ -771,12 +772,12 @@ void OAuthOp::identify_client(std::function<void(ClientIdentity)> next) {
 void OAuthOp::register_client(std::function<void(ClientIdentity)> next) {
   const AuthServer& as = *as_;
   const std::string method = registration_auth_method(as);
-  json body = {{"client_name", impl_.options.client_name},
+  json body = json_object({{"client_name", impl_.options.client_name},
                {"redirect_uris", json::array({redirect_uri()})},
                {"grant_types", json::array({"authorization_code", "refresh_token"})},
                {"response_types", json::array({"code"})},
                {"token_endpoint_auth_method", method},
-               {"application_type", impl_.options.application_type}};
+               {"application_type", impl_.options.application_type}});
   if (!impl_.options.software_id.empty()) body["software_id"] = impl_.options.software_id;
   if (!impl_.options.software_version.empty()) body["software_version"] = impl_.options.software_version;
   if (!impl_.options.client_uri.empty()) body["client_uri"] = impl_.options.client_uri;
@@ -986,13 +987,13 @@ void OAuthOp::private_key_assertion(const ClientIdentity& client,
   auto jti = impl_.options.crypto->random_bytes(16);
   if (!jti) return next(std::move(jti).error());
   const std::int64_t now_s = impl_.now_ms() / 1000;
-  const json header = {{"alg", alg}, {"typ", "JWT"}};
-  const json claims = {{"iss", client.client_id},
+  const json header = json_object({{"alg", alg}, {"typ", "JWT"}});
+  const json claims = json_object({{"iss", client.client_id},
                        {"sub", client.client_id},
                        {"aud", as_->issuer},
                        {"iat", now_s},
                        {"exp", now_s + kAssertionLifetimeS},
-                       {"jti", base64url(*jti)}};
+                       {"jti", base64url(*jti)}});
   std::string signing_input =
       base64url(header.dump(-1, ' ', false, json::error_handler_t::replace)) + "." +
       base64url(claims.dump(-1, ' ', false, json::error_handler_t::replace));
@@ -1074,7 +1075,7 @@ void OAuthOp::send_token_request(Params params, HttpHeaders headers,
               ErrorCode::http_status,
               where + " refused the " + grant + " grant (HTTP " + std::to_string(r->status) +
                   (why.empty() ? std::string() : ": " + why) + ")",
-              json{{"status", r->status}, {"refused", refused}, {"oauth_error", code}})));
+              json_object({{"status", r->status}, {"refused", refused}, {"oauth_error", code}}))));
         }
         auto doc = parse_object(r->body, "the answer of " + where);
         if (!doc) return next(named(std::move(doc).error()));

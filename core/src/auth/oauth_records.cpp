@@ -5,6 +5,7 @@
 
 #include "auth/oauth_wire.hpp"
 #include "jsonrpc/untrusted_json.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/hash.hpp"
 #include "mcprt/platform/http_client.hpp"
 
@@ -166,14 +167,14 @@ AuthServer default_endpoints(const Url& origin) {
 }
 
 json AuthServer::to_json() const {
-  json j = {{"issuer", issuer},
+  json j = json_object({{"issuer", issuer},
             {"authorization_endpoint", authorization_endpoint},
             {"token_endpoint", token_endpoint},
             {"registration_endpoint", registration_endpoint},
             {"scopes_supported", list_json(scopes_supported)},
             {"client_id_metadata_document_supported", cimd_supported},
             {"authorization_response_iss_parameter_supported", iss_supported},
-            {"from_metadata", from_metadata}};
+            {"from_metadata", from_metadata}});
   if (challenge_methods_listed) j["code_challenge_methods_supported"] = code_challenge_methods;
   if (auth_methods_listed) j["token_endpoint_auth_methods_supported"] = token_auth_methods;
   return j;
@@ -205,10 +206,10 @@ std::optional<AuthServer> AuthServer::from_json(const json& j) {
 }
 
 json ClientIdentity::to_json() const {
-  json j = {{"client_id", client_id},
+  json j = json_object({{"client_id", client_id},
             {"auth_method", auth_method},
             {"source", source},
-            {"redirect_uri", redirect_uri}};
+            {"redirect_uri", redirect_uri}});
   if (source != "config" && !client_secret.empty()) j["client_secret"] = client_secret;
   return j;
 }
@@ -295,12 +296,12 @@ Result<TokenSet> read_token_response(const json& doc, std::int64_t now_ms,
 }
 
 std::string CredentialRecord::to_text() const {
-  json j = {{"v", kRecordVersion},
+  json j = json_object({{"v", kRecordVersion},
             {"issuer", issuer},
             {"resource", resource},
             {"client", client.to_json()},
             {"tokens", tokens.to_json()},
-            {"requested_scopes", list_json(requested_scopes)}};
+            {"requested_scopes", list_json(requested_scopes)}});
   if (server) j["server"] = server->to_json();
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
@@ -324,7 +325,7 @@ std::optional<CredentialRecord> CredentialRecord::from_text(std::string_view tex
 }
 
 std::string ServerRecord::to_text() const {
-  return json{{"v", kRecordVersion}, {"url", url}, {"resource", resource}, {"issuer", issuer}}
+  return json_object({{"v", kRecordVersion}, {"url", url}, {"resource", resource}, {"issuer", issuer}})
       .dump(-1, ' ', false, json::error_handler_t::replace);
 }
 

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "util/sort_order.hpp"
 #include "mcprt/discovery.hpp"
 
 namespace mcprt {
@@ -56,8 +57,7 @@ std::vector<std::shared_ptr<const ConfigProvider>> active_providers(const Discov
   for (const auto& p : options.extra_providers) {
     if (p) providers.push_back(p);
   }
-  std::stable_sort(providers.begin(), providers.end(),
-                   [](const auto& a, const auto& b) { return a->priority() > b->priority(); });
+  detail::sort_by(providers, [](const auto& a, const auto& b) { return a->priority() > b->priority(); });
   return providers;
 }
 
@@ -201,11 +201,10 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
   }
 
   for (auto& [name, source] : invalid_sources) result.sources.emplace(name, source);
-  std::sort(accepted.begin(), accepted.end(),
-            [](const ServerConfig& a, const ServerConfig& b) { return a.name < b.name; });
+  detail::sort_by(accepted, [](const ServerConfig& a, const ServerConfig& b) { return a.name < b.name; });
   result.configs = std::move(accepted);
-  std::sort(result.pending.begin(), result.pending.end(),
-            [](const ProjectServer& a, const ProjectServer& b) { return a.name < b.name; });
+  detail::sort_by(result.pending,
+                  [](const ProjectServer& a, const ProjectServer& b) { return a.name < b.name; });
   return result;
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "framing/utf8.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/config.hpp"
 #include "mcprt/json_text.hpp"
 
@@ -138,7 +139,7 @@ std::string ConfigError::describe() const {
 }
 
 Error ConfigError::to_error() const {
-  json data = {{"path", path}};
+  json data = json_object({{"path", path}});
   if (!server.empty()) data["server"] = server;
   if (line > 0) {
     data["line"] = line;

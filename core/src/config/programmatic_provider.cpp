@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "mcprt/json_object.hpp"
 #include "mcprt/discovery.hpp"
 
 namespace mcprt {
@@ -33,7 +34,7 @@ class ProgrammaticProvider final : public ConfigProvider {
     if (wrapped || !document_.is_object()) {
       return {parse_mcp_servers(document_, options.source.path, options)};
     }
-    return {parse_mcp_servers(json{{"mcpServers", document_}}, options.source.path, options)};
+    return {parse_mcp_servers(json_object({{"mcpServers", document_}}), options.source.path, options)};
   }
 
  private:

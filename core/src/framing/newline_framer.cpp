@@ -1,5 +1,6 @@
 #include <string>
 
+#include "mcprt/json_object.hpp"
 #include "mcprt/framing.hpp"
 
 namespace mcprt {
@@ -21,7 +22,7 @@ Status NewlineFramer::too_large(std::size_t seen) {
   std::string msg = "line exceeds the limit of " + std::to_string(max_) + " bytes";
   if (seen > 0) msg += " (at least " + std::to_string(seen) + " bytes)";
   return Error::make(ErrorCode::message_too_large, std::move(msg),
-                     json{{"max_bytes", max_}});
+                     json_object({{"max_bytes", max_}}));
 }
 
 Status NewlineFramer::feed(std::string_view bytes,

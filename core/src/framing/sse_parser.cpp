@@ -2,6 +2,7 @@
 #include <string>
 
 #include "framing/utf8.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/framing.hpp"
 
 namespace mcprt {
@@ -47,7 +48,7 @@ Status SseParser::too_large() {
   return Error::make(ErrorCode::message_too_large,
                      "event stream line or event exceeds the limit of " + std::to_string(max_) +
                          " bytes",
-                     json{{"max_bytes", max_}});
+                     json_object({{"max_bytes", max_}}));
 }
 
 Status SseParser::feed(std::string_view bytes,

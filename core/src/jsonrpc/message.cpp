@@ -1,3 +1,4 @@
+#include "mcprt/json_object.hpp"
 #include "jsonrpc/message.hpp"
 
 #include <cmath>
@@ -139,26 +140,30 @@ Message classify_message(json&& raw) {
 }
 
 json make_request(const json& id, const std::string& method, json params) {
-  json m = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  json m = json_object({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}});
   // JSON-RPC lets a request without parameters omit the member.
   if (!params.is_null()) m["params"] = std::move(params);
   return m;
 }
 
 json make_notification(const std::string& method, json params) {
-  json m = {{"jsonrpc", "2.0"}, {"method", method}};
+  json m = json_object({{"jsonrpc", "2.0"}, {"method", method}});
   if (!params.is_null()) m["params"] = std::move(params);
   return m;
 }
 
 json make_result_response(const json& id, json result) {
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
+  json m = json_object({{"jsonrpc", "2.0"}, {"id", id}});
+  m["result"] = std::move(result);  // moved, never copied (json_object copies its values)
+  return m;
 }
 
 json make_error_response(const json& id, int code, const std::string& message, const json& data) {
-  json err = {{"code", code}, {"message", message}};
+  json err = json_object({{"code", code}, {"message", message}});
   if (!data.is_null()) err["data"] = data;
-  return {{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(err)}};
+  json m = json_object({{"jsonrpc", "2.0"}, {"id", id}});
+  m["error"] = std::move(err);
+  return m;
 }
 
 std::string describe_json(const json& value, std::size_t max_chars) {

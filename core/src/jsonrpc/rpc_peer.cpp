@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "jsonrpc/message.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/jsonrpc.hpp"
 
 namespace mcprt {
@@ -138,7 +139,7 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
     SendOptions send;
     send.stateless = p.stateless;
     auto st = transport->send_with(
-        detail::make_notification(kCancelledMethod, {{"requestId", id}, {"reason", reason}}),
+        detail::make_notification(kCancelledMethod, json_object({{"requestId", id}, {"reason", reason}})),
         send);
     if (!st) logger->debug("Could not send notifications/cancelled: " + st.error().describe());
   }
@@ -276,7 +277,7 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
                     detail::describe_json(u.id) + ")");
       return;
     }
-    json data = {{"problem", u.problem}, {"size_bytes", u.size_bytes}};
+    json data = json_object({{"problem", u.problem}, {"size_bytes", u.size_bytes}});
     complete(*id, Error::make(ErrorCode::protocol,
                               "Unreadable response to " + it->second.method + ": " + u.problem,
                               std::move(data)));

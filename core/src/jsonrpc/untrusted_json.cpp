@@ -1,3 +1,4 @@
+#include "mcprt/json_object.hpp"
 #include "jsonrpc/untrusted_json.hpp"
 
 #include <cstring>
@@ -97,7 +98,7 @@ std::string describe_parse_error(const std::string& what) {
 
 Error parse_failure(const char* reason, std::size_t offset, std::string message) {
   return Error::make(ErrorCode::protocol, std::move(message),
-                     json{{"reason", reason}, {"byte_offset", offset}});
+                     json_object({{"reason", reason}, {"byte_offset", offset}}));
 }
 
 // The raw token of a scalar value starting at `p` (a number, literal or anything up to

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "mcprt/json_object.hpp"
 #include "mcprt/connect.hpp"
 #include "util/local_error.hpp"
 
@@ -195,15 +196,10 @@ void ServerLink::save_cache(const std::vector<json>& defs) {
   const auto& cache = owner_.cache();
   if (!cache) return;
   // SEP-2549: the listing's ttlMs / cacheScope go with the entry (absent: a 2025 server).
-  if (!server_info_.is_object()) server_info_ = json::object();
-  server_info_.erase("ttlMs");
-  server_info_.erase("cacheScope");
-  if (session_) {
+  // (server_info_ is rebuilt at every connect, and a connection keeps its era.)
+  if (session_ && server_info_.is_object()) {
     const json hint = session_->tools_cache_hint();
-    if (hint.is_object()) {
-      server_info_["ttlMs"] = hint.value("ttlMs", 0);
-      server_info_["cacheScope"] = hint.value("cacheScope", std::string("private"));
-    }
+    if (hint.is_object()) server_info_.update(hint);
   }
   cache->save(config_, server_info_, defs, [keep = cache](Status) {});
 }
@@ -305,9 +301,9 @@ void ServerLink::on_connected(std::uint64_t attempt, Result<std::shared_ptr<Clie
   if (!r.ok()) return attempt_failed(std::move(r).error());
   stage_ = Stage::listing;
   known_protocol_version_ = session_->server().protocol_version;
-  server_info_ = {{"protocolVersion", session_->server().protocol_version},
+  server_info_ = json_object({{"protocolVersion", session_->server().protocol_version},
                   {"serverInfo", session_->server().server_info},
-                  {"capabilities", session_->server().capabilities}};
+                  {"capabilities", session_->server().capabilities}});
   if (session_->server().era_source == "prior" && cached_server_info_.is_object()) {
     // Connected under the stored verdict, so nothing was asked: keep what the entry knew.
     for (const char* key : {"serverInfo", "capabilities"}) {

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "jsonrpc/message.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/client.hpp"
 #include "mcprt/http_transport.hpp"
 #include "mcprt/mcp_headers.hpp"
@@ -217,12 +218,11 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
 
   void send_initialize(const std::string& version, const char* era_source) {
     server.era_source = era_source;
-    const json params = {
-        {"protocolVersion", version},
-        {"capabilities", declared_client_capabilities(options.input, options.roots)},
-        {"clientInfo",
-         {{"name", options.client_info.name}, {"version", options.client_info.version}}},
-    };
+    json params = json::object();
+    params["protocolVersion"] = version;
+    params["capabilities"] = declared_client_capabilities(options.input, options.roots);
+    params["clientInfo"]["name"] = options.client_info.name;
+    params["clientInfo"]["version"] = options.client_info.version;
     auto sent = peer->request(
         "initialize", params, RequestOptions{},
         guarded([](Impl& self, Result<json> r) { self.on_initialize_answer(std::move(r)); }));
@@ -257,18 +257,10 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   }
 
   Error no_mutual_version(const json& supported) const {
-    std::string theirs;
-    if (supported.is_array()) {
-      for (const auto& v : supported) {
-        if (!theirs.empty()) theirs += ", ";
-        theirs += v.is_string() ? v.get<std::string>() : detail::describe_json(v, 40);
-      }
-    }
     return Error::make(ErrorCode::unsupported_version,
                        "no protocol version in common (server supports " +
-                           (theirs.empty() ? std::string("none it named") : theirs) +
-                           "; client supports " + join(modern_protocol_versions(), ", ") + ", " +
-                           join(supported_protocol_versions(), ", ") + ")");
+                           detail::describe_json(supported, 120) + "; client supports " +
+                           join(modern_protocol_versions(), ", ") + ")");
   }
 
   void on_discover_answer(bool probe, Result<json> answer) {
@@ -346,8 +338,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
       legacy = e.is_wire() || local == ErrorCode::timeout;
     }
     if (!legacy) return fail_connect(std::move(e));
-    logger->debug(prefix() + "server/discover answered " + e.message +
-                  ": speaking the initialize (2025-11-25) protocol");
+    logger->debug(prefix() + "probe: " + e.message + "; using initialize");
     send_initialize(supported_protocol_versions().front(), "fallback");
   }
 
@@ -491,21 +482,20 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
       fn(std::move(r));
     };
     auto undeclared = [&](const char* what) {
-      answer(Error::wire(rpc_code::kMethodNotFound,
-                         "Method not found: " + method + " (this client does not declare " + what +
-                             ")"));
+      answer(Error::wire(rpc_code::kMethodNotFound, "Method not found: " + method +
+                                                        " (this client does not declare " + what));
     };
     if (method == "roots/list") {
-      if (!options.roots) return undeclared("roots");
+      if (!options.roots) return undeclared("roots)");
       return answer(roots_list_result(*options.roots));
     }
     if (method == "sampling/createMessage") {
-      if (!options.input.sample) return undeclared("sampling");
+      if (!options.input.sample) return undeclared("sampling)");
       SamplingRequest request{options.server_name, params};
       return options.input.sample(request, answer);
     }
     if (method == "elicitation/create") {
-      if (!options.input.elicit) return undeclared("elicitation");
+      if (!options.input.elicit) return undeclared("elicitation)");
       auto parsed = parse_elicitation(options.server_name, params);
       if (!parsed.ok()) {
         return answer(Error::wire(rpc_code::kInvalidParams, parsed.error().message));
@@ -515,9 +505,9 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
                                                              : options.input.elicit_url;
       if (!offered) {
         return answer(Error::wire(rpc_code::kInvalidParams,
-                                  std::string("this client does not offer ") +
-                                      (e.mode == Elicitation::Mode::form ? "form" : "url") +
-                                      " elicitation"));
+                                  e.mode == Elicitation::Mode::form
+                                      ? "this client does not offer form elicitation"
+                                      : "this client does not offer url elicitation"));
       }
       const Elicitation::Mode mode = e.mode;
       json schema = e.requested_schema;
@@ -596,28 +586,26 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     return params;
   }
 
-  // The tool's x-mcp-header parameters: from this session's listing, else `definition`.
-  Result<std::vector<McpHeaderParam>> header_params_for(const std::string& tool,
-                                                        const json& definition) const {
-    if (auto it = header_params.find(tool); it != header_params.end()) return it->second;
-    if (definition.is_object()) return x_mcp_header_params(definition);
-    return std::vector<McpHeaderParam>{};
-  }
-
   SendOptions modern_send_options(const std::string& method, const json& params,
                                   const json& tool_definition) const {
     SendOptions so;
     so.stateless = true;
     if (!options.http) return so;
     so.headers = modern_request_headers(modern_version, method, params);
-    if (method == "tools/call" && params.is_object()) {
-      const std::string name = string_at(params, "name");
-      auto hp = header_params_for(name, tool_definition);
-      if (hp.ok()) {
-        for (auto& h : mcp_param_headers(hp.value(), params.value("arguments", json::object()))) {
-          so.headers.push_back(std::move(h));
-        }
-      }
+    if (method != "tools/call" || !params.is_object()) return so;
+    // The tool's x-mcp-header parameters: from this session's listing, else the
+    // definition the caller passed (a cached tool).
+    const std::vector<McpHeaderParam>* hp = nullptr;
+    Result<std::vector<McpHeaderParam>> from_definition = std::vector<McpHeaderParam>{};
+    if (auto it = header_params.find(string_at(params, "name")); it != header_params.end()) {
+      hp = &it->second;
+    } else if (tool_definition.is_object()) {
+      from_definition = x_mcp_header_params(tool_definition);
+      if (from_definition.ok()) hp = &from_definition.value();
+    }
+    auto args = params.find("arguments");
+    if (hp && args != params.end()) {
+      for (auto& h : mcp_param_headers(*hp, *args)) so.headers.push_back(std::move(h));
     }
     return so;
   }
@@ -708,8 +696,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
           !op->header_retried) {
         // Our headers disagree with the server's idea of the tool: re-list, retry once.
         op->header_retried = true;
-        logger->debug(prefix() + "tools/call answered " + e.message +
-                      " (header mismatch): re-listing tools and retrying once");
+        logger->debug(prefix() + e.message + ": re-listing, retrying once");
         op->tool_definition = nullptr;
         list_tools([weak = weak_from_this(), op](Result<std::vector<json>>) {
           auto self = weak.lock();
@@ -734,8 +721,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     if (type == "input_required" && allows_input_required(op->method)) {
       return on_input_required(op, std::move(result));
     }
-    finish_op(op, make_error(ErrorCode::protocol, op->method + " returned resultType \"" + type +
-                                                      "\", which this client does not accept"));
+    finish_op(op, make_error(ErrorCode::protocol, op->method + " returned an unknown resultType \"" + type + "\""));
   }
 
   // MRTR (SEP-2322): fulfil every input request, then retry with a new id carrying the
@@ -760,8 +746,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     }
     if (requests.empty() && op->request_state.is_null()) {
       return finish_op(op, make_error(ErrorCode::protocol,
-                                      op->method + " said input_required with neither "
-                                                   "inputRequests nor requestState"));
+                                      op->method + ": input_required without inputRequests or requestState"));
     }
     op->input_responses = requests.empty() ? json(nullptr) : json::object();
     if (requests.empty()) return resend(op);
@@ -864,9 +849,6 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     listen_retry = kListenRetryFirst;
     auto honoured = params.find("notifications");
     listen_honoured = honoured != params.end() && honoured->is_object() ? *honoured : json::object();
-    if (!is_true_at(listen_honoured, "toolsListChanged")) {
-      logger->debug(prefix() + "the listen stream does not carry tool list changes");
-    }
   }
 
   void on_listen_end(std::uint64_t generation, Result<json> r) {
@@ -877,8 +859,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     if (!r.ok()) {
       const Error& e = r.error();
       if (e.is_wire() && e.wire_code == rpc_code::kMethodNotFound) {
-        logger->info(prefix() + "the server offers no subscriptions/listen: tool list changes "
-                                "will not be seen until the next connect");
+        logger->info(prefix() + "no subscriptions/listen: list changes show at the next connect");
         return;
       }
       logger->warn(prefix() + "the listen stream ended: " + e.message + "; re-opening in " +
@@ -939,7 +920,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void request_page(const std::shared_ptr<ListOp>& op, const std::optional<std::string>& cursor) {
-    json params = cursor ? json{{"cursor", *cursor}} : json(nullptr);
+    json params = cursor ? json_object({{"cursor", *cursor}}) : json(nullptr);
     RequestOptions ro;
     ro.timeout = options.request_timeout;
     ro.signal = op->signal;
@@ -1057,7 +1038,9 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     ro.max_total_timeout = call.max_total_timeout;
     ro.signal = std::move(call.signal);
     ro.on_progress = std::move(call.on_progress);
-    json params = {{"name", name}, {"arguments", std::move(arguments)}};
+    json params = json::object();
+    params["name"] = name;
+    params["arguments"] = std::move(arguments);
     auto shared_done = std::make_shared<std::function<void(Result<json>)>>(std::move(done));
     auto sent =
         send("tools/call", std::move(params), std::move(ro),

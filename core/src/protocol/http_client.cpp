@@ -1,3 +1,4 @@
+#include "mcprt/json_object.hpp"
 #include "mcprt/platform/http_client.hpp"
 
 #include <algorithm>
@@ -54,7 +55,7 @@ Error make_cors_error(std::string_view url) {
                         ") and expose the session header (Access-Control-Expose-Headers: " +
                         std::string(kCorsExposedResponseHeaders) + ")";
   return Error::make(ErrorCode::transport, std::move(message),
-                     json{{"cors", true}, {"url", std::string(url)}});
+                     json_object({{"cors", true}, {"url", std::string(url)}}));
 }
 
 }  // namespace mcprt

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "framing/utf8.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/url.hpp"
 
 namespace mcprt::detail {
@@ -168,7 +169,7 @@ Error HttpConnection::http_status_error(int status, const std::string& url,
   std::string message = "HTTP " + std::to_string(status) + " from " + url;
   if (!shown.empty()) message += ": " + shown;
   return Error::make(ErrorCode::http_status, std::move(message),
-                     json{{"status", status}, {"url", url}, {"body", shown}});
+                     json_object({{"status", status}, {"url", url}, {"body", shown}}));
 }
 
 // --- HttpCall ------------------------------------------------------------------------
@@ -266,7 +267,7 @@ void HttpCall::on_head(const HttpResponseHead& head) {
       fail({Error::make(ErrorCode::protocol,
                         spec_.method + " " + url_ + " was redirected to " + head.final_url +
                             ": refusing an https to http redirect (it would go unencrypted)",
-                        json{{"status", status_}, {"url", url_}, {"location", head.final_url}}),
+                        json_object({{"status", status_}, {"url", url_}, {"location", head.final_url}})),
             status_, head.headers, HttpFailure::Kind::http_answer});
       return;
     }
@@ -327,7 +328,7 @@ void HttpCall::follow(const std::string& location) {
     fail({Error::make(ErrorCode::http_status,
                       "HTTP " + status + " from " + url_ + ": too many redirects (more than " +
                           std::to_string(conn_->options().max_redirects) + ")",
-                      json{{"status", status_}, {"url", url_}}),
+                      json_object({{"status", status_}, {"url", url_}})),
           status_,
           {},
           HttpFailure::Kind::http_answer});
@@ -338,7 +339,7 @@ void HttpCall::follow(const std::string& location) {
     fail({Error::make(ErrorCode::protocol,
                       "HTTP " + status + " from " + url_ + " redirects to an invalid URL: " +
                           sanitize_utf8(utf8_prefix(location, 200)),
-                      json{{"status", status_}, {"url", url_}}),
+                      json_object({{"status", status_}, {"url", url_}})),
           status_,
           {},
           HttpFailure::Kind::http_answer});
@@ -348,7 +349,7 @@ void HttpCall::follow(const std::string& location) {
     fail({Error::make(ErrorCode::protocol,
                       "HTTP " + status + " from " + url_ + " redirects to " + *target +
                           ": refusing an https to http redirect (it would go unencrypted)",
-                      json{{"status", status_}, {"url", url_}, {"location", *target}}),
+                      json_object({{"status", status_}, {"url", url_}, {"location", *target}})),
           status_,
           {},
           HttpFailure::Kind::http_answer});
@@ -454,10 +455,10 @@ std::optional<std::string> rpc_id_key(const json& id) {
 json synthesized_error_response(const json& id, const Error& error) {
   json data = error.data.is_object() ? error.data : json::object();
   data["transport_error"] = to_string(error.code);
-  return json{{"jsonrpc", "2.0"},
+  return json_object({{"jsonrpc", "2.0"},
               {"id", id},
               {"error",
-               {{"code", kHttpTransportErrorCode}, {"message", error.message}, {"data", data}}}};
+               json_object({{"code", kHttpTransportErrorCode}, {"message", error.message}, {"data", data}})}});
 }
 
 bool is_https_downgrade(std::string_view from, std::string_view to) {

@@ -17,6 +17,7 @@
 
 #include "framing/utf8.hpp"
 #include "jsonrpc/untrusted_json.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/framing.hpp"
 #include "mcprt/url.hpp"
 #include "protocol/http_common.hpp"
@@ -181,7 +182,7 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
         why += " (the stream was redirected to " + stream_url_ + ")";
       }
       fail(Error::make(ErrorCode::protocol, why + "; refusing to send messages there",
-                       json{{"endpoint", *url}, {"url", configured}, {"stream_url", stream_url_}}));
+                       json_object({{"endpoint", *url}, {"url", configured}, {"stream_url", stream_url_}})));
       return;
     }
     if (!endpoint_.empty()) {

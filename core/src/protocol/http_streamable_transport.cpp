@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "jsonrpc/untrusted_json.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/framing.hpp"
 #include "protocol/http_common.hpp"
 #include "protocol/http_transports.hpp"
@@ -382,7 +383,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
                                   "the JSON answer from " + conn_->options().url +
                                       " exceeds the limit of " +
                                       std::to_string(conn_->options().max_message_bytes) + " bytes",
-                                  json{{"max_bytes", conn_->options().max_message_bytes}}));
+                                  json_object({{"max_bytes", conn_->options().max_message_bytes}})));
       return;
     }
     post->json_body.append(bytes);
@@ -608,7 +609,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
                                                     status.error().message + ")") +
                                       "; the request was lost (2026-07-28 streams cannot "
                                       "be resumed)",
-                                  json{{"url", conn_->options().url}}));
+                                  json_object({{"url", conn_->options().url}})));
       return;
     }
     if (stream.last_event_id.empty()) {
@@ -669,9 +670,9 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
                            std::to_string(o.max_reconnects_per_window) + " reconnects within " +
                            std::to_string(o.reconnect_window_ms) +
                            " ms, the reconnect budget); not reconnecting again",
-                       json{{"url", o.url},
+                       json_object({{"url", o.url},
                             {"max_reconnects_per_window", o.max_reconnects_per_window},
-                            {"reconnect_window_ms", o.reconnect_window_ms}});
+                            {"reconnect_window_ms", o.reconnect_window_ms}}));
   }
 
   // The client gave up on a request (timeout, abort) and tells the server so: nothing

@@ -14,6 +14,7 @@
 // legacy SSE included. A stateless request still unanswered when the fallback happens
 // fails (the legacy transport cannot carry it).
 
+#include "mcprt/json_object.hpp"
 #include "mcprt/http_transport.hpp"
 
 #include <map>
@@ -168,7 +169,7 @@ class AutoHttpState : public std::enable_shared_from_this<AutoHttpState> {
                                      " answered HTTP " + std::to_string(status) +
                                      " to initialize and the connection moved to legacy "
                                      "HTTP+SSE, which does not carry 2026-07-28 requests",
-                                 json{{"url", conn_->options().url}}));
+                                 json_object({{"url", conn_->options().url}})));
     conn_->executor().post([weak = weak_from_this(), pending = std::move(pending), error] {
       auto self = weak.lock();
       if (!self) return;

@@ -2,6 +2,7 @@
 // rules). The schema walk visits every subschema once, so a hostile schema costs time
 // linear in its size; its depth is already bounded by the JSON parser's nesting limit.
 
+#include "mcprt/json_object.hpp"
 #include "mcprt/mcp_headers.hpp"
 
 #include <cmath>
@@ -164,7 +165,7 @@ class AnnotationWalk {
   void fail(const std::vector<std::string>& path, const std::string& why) {
     error_ = Error::make(ErrorCode::protocol,
                          prefix_ + "property " + shown_name(path_text(path)) + ": " + why,
-                         json{{"path", path}});
+                         json_object({{"path", path}}));
   }
 
   void check(const json& schema, const json& annotation, bool reachable,
@@ -193,7 +194,7 @@ class AnnotationWalk {
                           " is not on a property reachable from the schema root through properties "
                           "alone (not under items, composition, conditional or reference keywords, "
                           "nor on the root itself)",
-                      json{{"at", where}});
+                      json_object({{"at", where}}));
       return;
     }
     if (primitive_type(schema).empty()) {

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "mcprt/json_object.hpp"
 #include "mcprt/session.hpp"
 
 namespace mcprt {
@@ -118,7 +119,7 @@ void ToolRegistry::call(const std::string& name, json arguments, ToolCallOptions
       ToolResult r;
       r.is_error = true;
       r.text = "Unknown tool: " + name;
-      r.content = json::array({json{{"type", "text"}, {"text", r.text}}});
+      r.content = json::array({json_object({{"type", "text"}, {"text", r.text}})});
       done(std::move(r));
     });
     return;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "util/sort_order.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/tools.hpp"
 
 namespace mcprt {
@@ -29,7 +31,7 @@ McpToolInfo make_info(const Candidate& c, std::string name) {
   if (auto it = def.find("inputSchema"); it != def.end() && it->is_object()) {
     info.input_schema = *it;
   } else {
-    info.input_schema = json{{"type", "object"}};
+    info.input_schema = json_object({{"type", "object"}});
   }
   info.label = info.server + "/" + info.raw_name;
   info.path = "mcp:" + info.server;
@@ -77,8 +79,7 @@ std::vector<std::shared_ptr<McpTool>> build_mcp_tools(Executor& executor,
                                                 options.max_result_bytes));
     }
   }
-  std::sort(tools.begin(), tools.end(),
-            [](const auto& a, const auto& b) { return a->name() < b->name(); });
+  detail::sort_by(tools, [](const auto& a, const auto& b) { return a->name() < b->name(); });
   return tools;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "framing/utf8.hpp"
+#include "mcprt/json_object.hpp"
 #include "mcprt/redact.hpp"
 #include "mcprt/tools.hpp"
 #include "util/local_error.hpp"
@@ -67,7 +68,7 @@ ToolResult malformed(const std::string& why) {
   ToolResult r;
   r.is_error = true;
   r.text = "MCP error: malformed tool result: " + why;
-  r.content = json::array({{{"type", "text"}, {"text", r.text}}});
+  r.content = json::array({json_object({{"type", "text"}, {"text", r.text}})});
   r.error_code = ErrorCode::protocol;
   return r;
 }
@@ -122,7 +123,7 @@ ToolResult mcp_error_result(const Error& error) {
   // (prefixed with a server name, joined with another): this is the text the model reads,
   // so it is masked again here (SPEC §17).
   r.text = "MCP error: " + redact_secrets(error.message.empty() ? error.describe() : error.message);
-  r.content = json::array({{{"type", "text"}, {"text", r.text}}});
+  r.content = json::array({json_object({{"type", "text"}, {"text", r.text}})});
   r.error_code = detail::local_code(error);
   return r;
 }

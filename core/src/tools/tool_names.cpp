@@ -1,3 +1,4 @@
+#include "util/sort_order.hpp"
 #include "mcprt/tool_names.hpp"
 
 #include <algorithm>
@@ -53,13 +54,11 @@ std::vector<std::string> assign_tool_names(const std::vector<RawToolRef>& refs,
                                            std::size_t max_length) {
   std::vector<std::string> names(refs.size());
   // Visit pairs in raw (server, tool) order so the first one keeps a contested name.
-  std::vector<std::size_t> order(refs.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-    if (refs[a].server != refs[b].server) return refs[a].server < refs[b].server;
-    if (refs[a].tool != refs[b].tool) return refs[a].tool < refs[b].tool;
-    return a < b;
-  });
+  const std::vector<std::size_t> order =
+      detail::sorted_order(refs.size(), [&](std::size_t a, std::size_t b) {
+        if (refs[a].server != refs[b].server) return refs[a].server < refs[b].server;
+        return refs[a].tool < refs[b].tool;
+      });
   std::map<std::string, std::size_t> taken;  // name → owner index
   for (std::size_t i : order) {
     std::string name = make_tool_name(refs[i].server, refs[i].tool, max_length);
