@@ -45,7 +45,7 @@ make_config() {  # name protocol server-args... → config file path
 elapsed() {  # config cache_dir → elapsedMs
   local out
   out=$(XDG_CACHE_HOME="$2" "$mcprt" tools --json --config "$1" 2>/dev/null || true)
-  node -e 'const r=JSON.parse(process.argv[1]);if(r.errors.length||r.servers.some(s=>s.status!=="connected"))process.exit(3);console.log(r.elapsedMs)' "$out"
+  node -e 'const r=JSON.parse(process.argv[1]);const bad=r.servers.filter(s=>s.status!=="connected"&&s.status!=="connecting");if(r.errors.length||bad.length){console.error("bench_probe: "+JSON.stringify(r.errors.concat(bad.map(s=>s.name+": "+s.status+" "+s.error))));process.exit(3)}console.log(r.elapsedMs)' "$out"
 }
 
 median() { tr ' ' '\n' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
