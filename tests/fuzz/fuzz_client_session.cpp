@@ -140,7 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
   topts.max_message_bytes = 1u << 20;
   mcprt::ClientOptions options;
   options.server_name = "fuzz";
-  options.roots = roots_from_directories({"/repo"});
+  options.roots = mcprt::roots_from_directories({"/repo"});
   options.logger = &log;
   options.max_list_pages = 8;
   options.on_notification = [](const std::string&, const json&) {};
@@ -187,9 +187,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* bytes, std::size_t siz
       (void)s.error().describe();
       return;
     }
+    // Either wire: the era probe (request 0, server/discover) may have found a modern one.
     const auto& versions = mcprt::supported_protocol_versions();
-    FUZZ_CHECK(std::find(versions.begin(), versions.end(), session->server().protocol_version) !=
-               versions.end());
+    FUZZ_CHECK(mcprt::is_modern_protocol_version(session->server().protocol_version) ||
+               std::find(versions.begin(), versions.end(), session->server().protocol_version) !=
+                   versions.end());
+    FUZZ_CHECK(session->server().modern ==
+               mcprt::is_modern_protocol_version(session->server().protocol_version));
     session->list_tools([&](mcprt::Result<std::vector<json>> listed) {
       ++lists;
       if (!listed.ok()) return;

@@ -22,6 +22,7 @@ class BlockingSessionTest : public ::testing::Test {
                          Millis connect_timeout) {
     ClientOptions co;
     co.server_name = name;
+    co.protocol = "legacy";  // the 2025 session over each transport (the probe: modern_wire_test)
     co.connect_timeout = connect_timeout;
     co.logger = &log_;
     co.roots = roots_from_directories({"/tmp"});
