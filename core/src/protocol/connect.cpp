@@ -96,13 +96,11 @@ Result<std::shared_ptr<ClientSession>> connect_to_server(
     ConnectServices services;
     ConnectOptions options;
   };
-  auto again = std::make_shared<const Respawn>(Respawn{config, services, {}});
-  {
-    auto& o = const_cast<ConnectOptions&>(again->options);
-    o.cwd = options.cwd;
-    o.max_message_bytes = options.max_message_bytes;
-    o.max_json_nesting_levels = options.max_json_nesting_levels;
-  }
+  Respawn what{config, services, {}};
+  what.options.cwd = options.cwd;
+  what.options.max_message_bytes = options.max_message_bytes;
+  what.options.max_json_nesting_levels = options.max_json_nesting_levels;
+  auto again = std::make_shared<const Respawn>(std::move(what));
   client.respawn = [again]() -> Result<std::unique_ptr<Transport>> {
     return make_transport(again->config, again->services, again->options);
   };
