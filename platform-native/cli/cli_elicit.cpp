@@ -1,10 +1,6 @@
 // The CLI's elicitation handler: the terminal form and the URL consent (cli_elicit.hpp).
 #include "cli_elicit.hpp"
 
-#include <fcntl.h>
-#include <linux/close_range.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "mcprt/native/authorizer.hpp"
 #include "mcprt/url.hpp"
 
 extern char** environ;
@@ -400,59 +397,6 @@ ElicitAnswer run_form(const Elicitation& e) {
   return ElicitAnswer::cancel();
 }
 
-// Starts `program url` detached (double fork, a session of its own, stdio on /dev/null, no
-// other descriptor of this process): never waited for beyond the short-lived middle child.
-// The error text, or empty when the program started.
-std::string start_detached(const std::string& program, const std::string& url) {
-  int status_pipe[2];
-  if (::pipe2(status_pipe, O_CLOEXEC) != 0) return "pipe failed";
-  const pid_t middle = ::fork();
-  if (middle < 0) {
-    ::close(status_pipe[0]);
-    ::close(status_pipe[1]);
-    return "fork failed";
-  }
-  if (middle == 0) {
-    ::close(status_pipe[0]);
-    ::setsid();
-    const pid_t child = ::fork();
-    if (child == 0) {
-      const int null_fd = ::open("/dev/null", O_RDWR);
-      if (null_fd >= 0) {
-        ::dup2(null_fd, 0);
-        ::dup2(null_fd, 1);
-        ::dup2(null_fd, 2);
-      }
-      ::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-      ::signal(SIGPIPE, SIG_DFL);
-      std::string prog = program;
-      std::string arg = url;
-      char* argv[] = {prog.data(), arg.data(), nullptr};
-      ::execvp(prog.c_str(), argv);
-      const int err = errno;
-      [[maybe_unused]] ssize_t n = ::write(status_pipe[1], &err, sizeof err);
-      ::_exit(127);
-    }
-    if (child < 0) {
-      const int err = errno;
-      [[maybe_unused]] ssize_t n = ::write(status_pipe[1], &err, sizeof err);
-    }
-    ::_exit(0);
-  }
-  ::close(status_pipe[1]);
-  int status = 0;
-  while (::waitpid(middle, &status, 0) < 0 && errno == EINTR) {
-  }
-  int err = 0;
-  ssize_t n;
-  do {
-    n = ::read(status_pipe[0], &err, sizeof err);
-  } while (n < 0 && errno == EINTR);
-  ::close(status_pipe[0]);
-  // EOF: the exec closed the pipe (O_CLOEXEC), so the program runs.
-  return n == static_cast<ssize_t>(sizeof err) ? std::string(std::strerror(err)) : std::string();
-}
-
 bool has_display() {
   const char* x = std::getenv("DISPLAY");
   const char* w = std::getenv("WAYLAND_DISPLAY");
@@ -511,8 +455,9 @@ ElicitAnswer run_url(const Elicitation& e) {
     if (a == "y" || a == "yes") {
       if (!display) {
         say("mcprt: no display ($DISPLAY, $WAYLAND_DISPLAY): open the URL above yourself\n");
-      } else if (std::string err = start_detached("xdg-open", url); !err.empty()) {
-        say("mcprt: xdg-open did not start (" + err + "): open the URL above yourself\n");
+      } else if (const int err = native::start_detached({"xdg-open", url}); err != 0) {
+        say("mcprt: xdg-open did not start (" + std::string(std::strerror(err)) +
+            "): open the URL above yourself\n");
       } else {
         say("mcprt: opened with xdg-open\n");
       }

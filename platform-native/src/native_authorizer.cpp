@@ -647,4 +647,11 @@ Result<std::unique_ptr<AuthorizeFlow>> LoopbackAuthorizer::begin(
   return std::unique_ptr<AuthorizeFlow>(std::move(flow));
 }
 
+int start_detached(const std::vector<std::string>& argv) {
+  if (argv.empty()) return EINVAL;
+  const auto program = find_program(argv[0], lookup(EnvLookup{}, "PATH"));
+  if (!program) return ENOENT;
+  return spawn_detached(*program, argv);
+}
+
 }  // namespace mcprt::native

@@ -1098,6 +1098,18 @@ TEST_F(AuthorizerTest, UrlThatIsNotHttpIsRefusedAndSecondAuthorizeFails) {
   EXPECT_EQ(second->error().code, ErrorCode::invalid_argument);
 }
 
+// The detached launcher the authorizer and the CLI's URL-mode elicitation share.
+TEST(StartDetached, StartsAProgramFromPathAndNamesWhyOneCannotStart) {
+  const fs::path marker = fs::temp_directory_path() / ("mcprt-detached-" + std::to_string(::getpid()));
+  fs::remove(marker);
+  EXPECT_EQ(start_detached({"touch", marker.string()}), 0);
+  for (int i = 0; i < 200 && !fs::exists(marker); ++i) ::usleep(10 * 1000);
+  EXPECT_TRUE(fs::exists(marker)) << "the detached program ran";
+  fs::remove(marker);
+  EXPECT_EQ(start_detached({"mcprt-no-such-program-anywhere"}), ENOENT);
+  EXPECT_EQ(start_detached({}), EINVAL);
+}
+
 }  // namespace
 
 namespace test {

@@ -100,4 +100,10 @@ class LoopbackAuthorizer final : public Authorizer {
 std::vector<std::vector<std::string>> browser_commands(std::string_view browser_env,
                                                        const std::string& url);
 
+// Starts `argv` (argv[0] looked up in $PATH before forking) detached, the way the
+// authorizer starts a browser: a double fork, a session of its own, stdio on /dev/null, no
+// descriptor of this process but a status pipe that closes on exec. Returns 0 once the
+// program was executed, else the errno that stopped it (ENOENT: not found in $PATH).
+int start_detached(const std::vector<std::string>& argv);
+
 }  // namespace mcprt::native
