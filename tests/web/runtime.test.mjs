@@ -5,7 +5,7 @@
 import 'fake-indexeddb/auto';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -278,5 +278,16 @@ describe('index.d.ts', () => {
     assert.equal(pkg.type, 'module');
     assert.equal(pkg.types, './index.d.ts');
     assert.equal(pkg.exports['.'].default, './index.js');
+  });
+
+  test('Package_ShipsEveryListedFileAndItsLicense', () => {
+    const packageDir = path.dirname(packageEntry);
+    const pkg = JSON.parse(readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
+    assert.equal(pkg.license, 'MIT');
+    assert.ok(pkg.files.includes('LICENSE'), 'the tarball lists the LICENSE');
+    for (const file of pkg.files) {
+      assert.ok(existsSync(path.join(packageDir, file)), `${file} is in the assembled package ${packageDir}`);
+    }
+    assert.match(readFileSync(path.join(packageDir, 'LICENSE'), 'utf8'), /^MIT License/);
   });
 });
