@@ -730,9 +730,27 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
   return rc;
 }
 
+// `status` reports where a server got to, not where a warm start left it: the load ends
+// as soon as every server has tools (cached ones count), so it waits while a server it
+// shows (`server`, or every one) is still connecting. Connects are bounded by the
+// manager's own timeouts; kLoadLimit bounds the wait as a whole.
+void wait_while_connecting(Run& run, const std::string& server) {
+  auto m = run.host->manager();
+  if (!m) return;
+  run.host->run_until(
+      [&] {
+        for (const auto& st : m->server_states()) {
+          if ((server.empty() || st.name == server) && st.phase == ServerPhase::connecting) return false;
+        }
+        return true;
+      },
+      kLoadLimit);
+}
+
 int run_status(const GlobalOptions& options, const std::string& server) {
   auto run = start(options);
   if (!run) return kExitUsage;
+  wait_while_connecting(*run, server);
   if (server.empty()) {
     std::fputs(mcp_command(*run->host, "/mcp list").c_str(), stdout);
     std::fflush(stdout);

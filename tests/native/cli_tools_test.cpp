@@ -351,6 +351,19 @@ TEST_F(Cli, Status_ShowsOneServerOrAll) {
   EXPECT_EQ(run("status ghost").exit_code, 2);
 }
 
+TEST_F(Cli, Status_AfterAWarmStartWaitsForTheServerAndSaysConnectedOnce) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"slow", demo({"--startup-delay-ms", "1500"})}}}});
+  ASSERT_EQ(run("tools --json").exit_code, 0);  // fills the cache
+  // The load now ends at once on the cached tools; status waits for the connect itself.
+  auto one = run("status slow");
+  EXPECT_EQ(one.exit_code, 0) << one.out;
+  EXPECT_THAT(one.out, HasSubstr("  state:    connected\n")) << one.out;
+  EXPECT_THAT(one.out, HasSubstr("  tools:    6\n")) << one.out;  // live, not "(from the cache)"
+  auto all = run("status");
+  EXPECT_EQ(all.exit_code, 0) << all.out;
+  EXPECT_THAT(all.out, ::testing::ContainsRegex("slow +connected +6 tools")) << all.out;
+}
+
 TEST_F(Cli, Status_OfAFailedServerShowsItsErrorAndStderrAndExitsOne) {
   write(home_ / ".claude.json", {{"mcpServers", {{"crashy", scripted("crash_at_start")}}}});
   auto r = run("status crashy");

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <utility>
 
 namespace mcprt {
@@ -350,7 +352,10 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     }
     std::ostringstream out;
     out << "Server " << q(name) << "\n";
-    out << "  state:    " << phase_label(*st) << " (" << to_string(st->status) << ")\n";
+    // The connection status only where it says more than the phase ("needs-auth (disconnected)").
+    out << "  state:    " << phase_label(*st);
+    if (std::string_view(to_string(st->status)) != to_string(st->phase)) out << " (" << to_string(st->status) << ")";
+    out << "\n";
     out << "  source:   " << describe_source(st->source) << "\n";
     out << "  trust:    " << to_string(trust_state(discovery, name)) << "\n";
     out << "  tools:    " << st->tool_count << (st->tools_from_cache ? " (from the cache)" : "")
