@@ -570,7 +570,14 @@ int run_tools(const GlobalOptions& options, bool as_json) {
                               {"tool", info.raw_name},
                               {"description", info.description},
                               {"deferred", info.deferred},
-                              {"path", info.path}});
+                              {"path", info.path},
+                              {"inputSchema", info.input_schema}});
+      // The rest of the definition a host needs, where the server gave it (annotations are
+      // the server's hints, not guarantees).
+      json& row = out["tools"].back();
+      for (const char* key : {"title", "annotations", "outputSchema"}) {
+        if (auto it = info.definition.find(key); it != info.definition.end()) row[key] = *it;
+      }
     }
     for (const auto& e : r.errors) out["errors"].push_back({{"path", e.path}, {"error", e.error}});
     std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";

@@ -216,9 +216,12 @@ TEST_F(Cli, ToolsJson_HasTheExactShapeAndEachServersSource) {
   EXPECT_TRUE(r.doc["elapsedMs"].is_number());
   EXPECT_EQ(r.doc["errors"], json::array());
   ASSERT_EQ(r.doc["tools"].size(), 18u) << r.out;
+  const std::set<std::string> always{"name", "server", "tool", "description", "deferred", "path",
+                                     "inputSchema"};
+  const std::set<std::string> where_given{"title", "annotations", "outputSchema"};
   for (const auto& t : r.doc["tools"]) {
-    EXPECT_EQ(keys(t), (std::set<std::string>{"name", "server", "tool", "description", "deferred",
-                                              "path"}));
+    for (const auto& k : always) EXPECT_TRUE(t.contains(k)) << k << " in " << t;
+    for (const auto& k : keys(t)) EXPECT_TRUE(always.count(k) || where_given.count(k)) << k << " in " << t;
   }
   auto tools = by_name(r.doc["tools"]);
   ASSERT_TRUE(tools.count("mcp_cursor_demo_echo")) << r.out;
@@ -251,6 +254,21 @@ TEST_F(Cli, ToolsJson_HasTheExactShapeAndEachServersSource) {
   EXPECT_EQ(servers["vsc_demo"]["trust"], "trusted");
   EXPECT_EQ(servers["vsc_demo"]["args"], json::array({"--verbose"}));
   EXPECT_EQ(servers["claude_demo"]["trust"], "implicit");
+}
+
+TEST_F(Cli, ToolsJson_CarriesEachToolsSchemaTitleAnnotationsAndOutputSchema) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}}}});
+  auto r = run("tools --json");
+  ASSERT_FALSE(r.doc.is_discarded()) << r.out;
+  auto tools = by_name(r.doc["tools"]);
+  ASSERT_TRUE(tools.count("mcp_demo_echo") && tools.count("mcp_demo_add")) << r.out;
+  const json& echo = tools["mcp_demo_echo"];
+  EXPECT_EQ(echo["inputSchema"]["required"], json::array({"message"})) << echo;
+  EXPECT_EQ(echo["inputSchema"]["properties"]["message"].value("type", ""), "string") << echo;
+  EXPECT_EQ(echo.value("title", ""), "Echo") << echo;
+  EXPECT_EQ(echo["annotations"], json({{"readOnlyHint", true}, {"openWorldHint", false}})) << echo;
+  EXPECT_FALSE(echo.contains("outputSchema")) << echo;  // only what the server gave
+  EXPECT_EQ(tools["mcp_demo_add"]["outputSchema"]["required"], json::array({"sum"})) << tools["mcp_demo_add"];
 }
 
 TEST_F(Cli, Tools_FailedServersExitOneWithTheirErrorAndSourcePath) {
