@@ -14,9 +14,34 @@
 //     serve-demo [--port N]     the web demo page + demo MCP server (cli_serve_demo.cpp)
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+#include <optional>
 #include <string>
 
 #include "cli_commands.hpp"
+
+namespace {
+
+// The first word of the command line that is neither an option (nor an option's value) nor
+// a command: CLI11 alone says only "A subcommand is required" for `mcprt bogus`.
+std::optional<std::string> unknown_command(CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--") return std::nullopt;
+    if (arg.rfind('-', 0) == 0) {
+      const CLI::Option* option = app.get_option_no_throw(arg);
+      if (option && option->get_items_expected_min() > 0 && arg.find('=') == std::string::npos) ++i;
+      continue;
+    }
+    for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+      if (command->check_name(arg)) return std::nullopt;
+    }
+    return arg;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace mcprt::cli;
@@ -112,6 +137,15 @@ int main(int argc, char** argv) {
                    "Delay the demo server's initialize answers (to watch cached tools on reload)")
       ->check(CLI::Range(0, 600000));
 
+  if (auto word = unknown_command(app, argc, argv)) {
+    std::string commands;
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      commands += (commands.empty() ? "" : ", ") + sub->get_name();
+    }
+    std::fprintf(stderr, "mcprt: unknown command \"%s\" (commands: %s; see mcprt --help)\n",
+                 word->c_str(), commands.c_str());
+    return kExitUsage;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

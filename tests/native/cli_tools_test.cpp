@@ -618,8 +618,15 @@ TEST_F(Cli, NoConfigAnywhereIsAnEmptyResultNotAnError) {
 }
 
 TEST_F(Cli, UnknownCommandIsAUsageError) {
-  EXPECT_EQ(run("frobnicate 2>&1").exit_code, 2);
+  auto unknown = run("--config /dev/null frobnicate --json 2>&1");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_THAT(unknown.out, HasSubstr("unknown command \"frobnicate\" (commands: list, trust, untrust, "
+                                     "tools, call, status, repl, auth, serve-demo; see mcprt --help)"))
+      << unknown.out;
   EXPECT_EQ(run("2>&1").exit_code, 2);
+  // An option's value is no command; a known command after it still runs.
+  EXPECT_EQ(run("--config " + (home_ / "none.json").string() + " bogus 2>&1").exit_code, 2);
+  EXPECT_EQ(run("--elicit decline list 2>&1").exit_code, 0);
 }
 
 }  // namespace
