@@ -39,6 +39,9 @@ std::string first_line(const std::string& s) {
   return nl == std::string::npos ? s : s.substr(0, nl);
 }
 
+// "1 tool", "2 tools".
+std::string tools_count(std::size_t n) { return std::to_string(n) + (n == 1 ? " tool" : " tools"); }
+
 // Live per-server progress while connecting, one line per server rewritten in place as
 // status events arrive. Only on a terminal (stderr); otherwise it prints nothing.
 class ProgressDisplay {
@@ -49,7 +52,7 @@ class ProgressDisplay {
     if (!enabled_ || stopped_) return;
     if (!lines_.count(e.server)) order_.push_back(e.server);
     std::string line = "  " + e.server + ": " + to_string(e.phase);
-    if (e.phase == ServerPhase::connected) line += ", " + std::to_string(e.tool_count) + " tools";
+    if (e.phase == ServerPhase::connected) line += ", " + tools_count(e.tool_count);
     if (e.error && e.phase != ServerPhase::connected) line += ": " + first_line(e.error->message);
     if (e.phase == ServerPhase::connecting && !e.source.provider_name.empty()) {
       line += " (" + e.source.provider_name + ")";
@@ -602,8 +605,8 @@ int run_tools(const GlobalOptions& options, bool as_json) {
       std::string via = st.source.provider_name.empty() ? "" : ", " + st.source.provider_name;
       if (st.phase == ServerPhase::needs_auth) {
         // Not a failure: its tools (cached, deferred) stay listed; calling them says how to log in.
-        std::printf("%s%s%s (%s%s) %sneeds-auth%s, %zu tools%s: %s\n", bold, st.name.c_str(), reset,
-                    kind.c_str(), via.c_str(), yellow, reset, st.tool_count,
+        std::printf("%s%s%s (%s%s) %sneeds-auth%s, %s%s: %s\n", bold, st.name.c_str(), reset,
+                    kind.c_str(), via.c_str(), yellow, reset, tools_count(st.tool_count).c_str(),
                     st.tools_from_cache ? " (from the cache)" : "",
                     st.last_error ? st.last_error->message.c_str() : "needs authorization");
         for (const auto& t : r.tools) {
@@ -621,8 +624,8 @@ int run_tools(const GlobalOptions& options, bool as_json) {
         continue;
       }
       if (st.phase == ServerPhase::connected) ++connected;
-      std::printf("%s%s%s (%s%s) %s, %zu tools%s\n", bold, st.name.c_str(), reset, kind.c_str(),
-                  via.c_str(), to_string(st.phase), st.tool_count,
+      std::printf("%s%s%s (%s%s) %s, %s%s\n", bold, st.name.c_str(), reset, kind.c_str(),
+                  via.c_str(), to_string(st.phase), tools_count(st.tool_count).c_str(),
                   st.tools_from_cache ? " (from the cache)" : "");
       for (const auto& t : r.tools) {
         if (t->info().server != st.name) continue;
@@ -652,7 +655,7 @@ int run_tools(const GlobalOptions& options, bool as_json) {
       std::printf("No MCP servers configured (looked for %s and the other tools' configs).\n",
                   run->host->user_config_path().c_str());
     }
-    std::printf("\n%zu tools from %zu of %zu servers in %.2f s\n", r.tools.size(), connected,
+    std::printf("\n%s from %zu of %zu servers in %.2f s\n", tools_count(r.tools.size()).c_str(), connected,
                 total, static_cast<double>(run->elapsed_ms) / 1000.0);
   }
   std::fflush(stdout);
@@ -801,8 +804,8 @@ int run_repl(const GlobalOptions& options) {
   report_pending(run->result.discovery);
   report_needs_auth(*run, /*repl=*/true);
   if (interactive) {
-    std::printf("mcprt repl: %zu tools. /mcp help for commands, <tool> <json> to call, /quit.\n",
-                host.registry().tools().size());
+    std::printf("mcprt repl: %s. /mcp help for commands, <tool> <json> to call, /quit.\n",
+                tools_count(host.registry().tools().size()).c_str());
   }
 
   auto handle = [&](const std::string& raw) -> bool {  // false = quit

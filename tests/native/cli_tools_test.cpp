@@ -298,6 +298,16 @@ TEST_F(Cli, Tools_TextListsServersToolsAndASummary) {
   EXPECT_THAT(r.out, HasSubstr("18 tools from 3 of 3 servers in"));
 }
 
+TEST_F(Cli, Tools_TextCountsOneToolInTheSingular) {
+  json one = demo();
+  one["includeTools"] = {"echo"};
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", one}}}});
+  auto r = run("tools");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("demo (stdio, Claude Code) connected, 1 tool\n")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("\n1 tool from 1 of 1 servers in")) << r.out;
+}
+
 TEST_F(Cli, Tools_SecondRunServesASlowServerFromTheCacheAsDeferredTools) {
   write(home_ / ".claude.json",
         {{"mcpServers", {{"slow", demo({"--startup-delay-ms", "3000"})}, {"fast", demo()}}}});
