@@ -1031,6 +1031,39 @@ TEST_F(HttpTransportTest, Streamable_ARequestCancelledDuringTheReplayIsNotResent
 
 // --- Streamable HTTP: errors -----------------------------------------------------------
 
+TEST_F(HttpTransportTest, Streamable_AnHtmlErrorPageIsNamedByItsTitleNotPasted) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake());
+  send(rpc_request(1, "tools/call"));
+  auto post = next();
+  ASSERT_TRUE(post);
+  post->head(500, {{"Content-Type", "text/html"}});
+  post->chunks("\n<!DOCTYPE html>\n<HTML><head><TITLE>\n  500   Internal\n Error </TITLE>"
+               "<style>body{margin:0}</style></head><body><h1>Not Found</h1></body></html>", 40);
+  post->complete();
+  ex.run_until_idle();
+  EXPECT_EQ(only_error().value("message", ""), std::string("Server \"x\": HTTP 500 from ") + kUrl +
+                                                   ": an HTML page titled \"500 Internal Error\"");
+
+  received.clear();
+  send(rpc_request(2, "tools/call"));
+  auto untitled = next();
+  ASSERT_TRUE(untitled);
+  untitled->respond(500, "<html><body>Bad gateway</body></html>");
+  ex.run_until_idle();
+  EXPECT_EQ(only_error().value("message", ""),
+            std::string("Server \"x\": HTTP 500 from ") + kUrl + ": an HTML page");
+
+  received.clear();
+  send(rpc_request(3, "tools/call"));
+  auto text = next();  // a body that only mentions <html> is shown as it came
+  ASSERT_TRUE(text);
+  text->respond(400, "bad input: <html> is not allowed");
+  ex.run_until_idle();
+  EXPECT_EQ(only_error().value("message", ""),
+            std::string("Server \"x\": HTTP 400 from ") + kUrl + ": bad input: <html> is not allowed");
+}
+
 TEST_F(HttpTransportTest, Streamable_NonSuccessFailsOnlyThatRequestWithStatusAndAtMost1KiBOfBody) {
   open(options());
   ASSERT_NO_FATAL_FAILURE(handshake());

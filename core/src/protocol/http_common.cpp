@@ -39,6 +39,36 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// The position of `needle` (lower case ASCII) in `hay`, ignoring ASCII case.
+std::size_t ifind(std::string_view hay, std::string_view needle, std::size_t from = 0) {
+  for (std::size_t i = from; i + needle.size() <= hay.size(); ++i) {
+    if (iequals(hay.substr(i, needle.size()), needle)) return i;
+  }
+  return std::string_view::npos;
+}
+
+// An error body (trimmed, valid UTF-8) for a message. An HTML page (a proxy's or a web
+// framework's 404) is named by its <title> instead of being pasted whole; anything else is
+// shown as it came.
+std::string error_body_text(std::string_view text) {
+  const bool html = ifind(text.substr(0, 15), "<!doctype html") == 0 || ifind(text.substr(0, 5), "<html") == 0;
+  if (!html) return std::string(text);
+  std::string title;
+  if (const auto open = ifind(text, "<title"); open != std::string_view::npos) {
+    const auto start = text.find('>', open);
+    const auto end = start == std::string_view::npos ? start : ifind(text, "</title", start);
+    if (end != std::string_view::npos) {
+      for (char c : trim(text.substr(start + 1, end - start - 1))) {  // whitespace collapsed
+        const bool space = c == ' ' || c == '\t' || c == '\r' || c == '\n';
+        if (!space) title.push_back(c);
+        else if (!title.empty() && title.back() != ' ') title.push_back(' ');
+      }
+    }
+  }
+  title = std::string(utf8_prefix(title, 200));
+  return title.empty() ? std::string("an HTML page") : "an HTML page titled \"" + title + "\"";
+}
+
 }  // namespace
 
 // --- HttpConnection ----------------------------------------------------------------------
@@ -167,7 +197,7 @@ Error HttpConnection::http_status_error(int status, const std::string& url,
                                         std::string_view body) const {
   const std::string shown = sanitize_utf8(trim(utf8_prefix(body, kErrorBodyBytes)));
   std::string message = "HTTP " + std::to_string(status) + " from " + url;
-  if (!shown.empty()) message += ": " + shown;
+  if (!shown.empty()) message += ": " + error_body_text(shown);
   return Error::make(ErrorCode::http_status, std::move(message),
                      json_object({{"status", status}, {"url", url}, {"body", shown}}));
 }
