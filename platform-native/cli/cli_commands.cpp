@@ -686,11 +686,25 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
       run->host->shutdown();
       return kExitNotTrusted;
     }
+    // A server that failed: its tools are missing because of that, and that is the news.
+    auto m = run->host->manager();
+    for (const auto& st : m ? m->server_states() : std::vector<ServerState>{}) {
+      if (st.phase != ServerPhase::failed || tool.rfind("mcp_" + st.name + "_", 0) != 0) continue;
+      std::fprintf(stderr, "mcprt: the tool \"%s\" would come from server \"%s\", which failed: %s\n",
+                   tool.c_str(), st.name.c_str(),
+                   st.last_error ? st.last_error->message.c_str() : "unknown error");
+      run->host->shutdown();
+      return kExitFailed;
+    }
     std::fprintf(stderr, "mcprt: unknown tool \"%s\"", tool.c_str());
     auto names = run->host->registry().names();
+    constexpr std::size_t kNamesShown = 20;
     if (!names.empty()) {
       std::fprintf(stderr, "; available:");
-      for (const auto& n : names) std::fprintf(stderr, " %s", n.c_str());
+      for (std::size_t i = 0; i < names.size() && i < kNamesShown; ++i) std::fprintf(stderr, " %s", names[i].c_str());
+      if (names.size() > kNamesShown) {
+        std::fprintf(stderr, " and %zu more (mcprt tools lists them)", names.size() - kNamesShown);
+      }
     }
     std::fprintf(stderr, "\n");
     for (const auto& e : run->result.errors) {

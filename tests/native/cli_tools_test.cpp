@@ -358,6 +358,20 @@ TEST_F(Cli, Call_ExitCodesFollowTheResult) {
   EXPECT_EQ(run("call 2>&1").exit_code, 2);
 }
 
+TEST_F(Cli, Call_OfAFailedServersToolSaysTheServerFailedAndWhy) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"crashy", scripted("crash_at_start")}, {"demo", demo()}}}});
+  auto r = run("call mcp_crashy_lookup '{}' 2>&1");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_THAT(r.out, ::testing::StartsWith("mcprt: the tool \"mcp_crashy_lookup\" would come from server "
+                                           "\"crashy\", which failed: ")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("cannot open the database")) << r.out;
+  EXPECT_THAT(r.out, Not(HasSubstr("available:"))) << r.out;
+  // A name no server claims is still a usage error that lists what there is.
+  auto unknown = run("call mcp_nobody_x '{}' 2>&1");
+  EXPECT_EQ(unknown.exit_code, 2) << unknown.out;
+  EXPECT_THAT(unknown.out, HasSubstr("unknown tool \"mcp_nobody_x\"; available: mcp_demo_")) << unknown.out;
+}
+
 TEST_F(Cli, Call_WaitsForASlowServerThroughItsDeferredTool) {
   write(home_ / ".claude.json", {{"mcpServers", {{"slow", demo({"--startup-delay-ms", "1500"})}}}});
   ASSERT_EQ(run("tools --json").exit_code, 0);  // fills the cache
