@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -586,7 +587,9 @@ int run_tools(const GlobalOptions& options, bool as_json) {
     std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
     report_pending(r.discovery);
   } else {
-    const bool tty = ::isatty(STDOUT_FILENO) == 1;
+    // Colour on a terminal, unless NO_COLOR is set to anything (https://no-color.org).
+    const char* no_color = std::getenv("NO_COLOR");
+    const bool tty = ::isatty(STDOUT_FILENO) == 1 && (no_color == nullptr || *no_color == '\0');
     const char* bold = tty ? "\033[1m" : "";
     const char* red = tty ? "\033[31m" : "";
     const char* yellow = tty ? "\033[33m" : "";

@@ -36,6 +36,7 @@ struct CliRun {
   int exit_code = -1;
   std::string out;
   json doc;  // stdout parsed as JSON (discarded when it is not JSON)
+  std::string raw;  // run_on_terminal: what the terminal got, escape sequences included
 };
 
 class Cli : public ::testing::Test {
@@ -78,8 +79,9 @@ class Cli : public ::testing::Test {
 
   // Runs the CLI on a pseudo-terminal (stdin, stdout and stderr), as a user at a terminal
   // would: each time a trust question appears ("[s]elect each: " or "[y/N] "), the next
-  // of `answers` is typed. Bounded by 60 s.
-  CliRun run_on_terminal(const std::vector<std::string>& args, std::vector<std::string> answers) {
+  // of `answers` is typed; `env` is added to the environment. Bounded by 60 s.
+  CliRun run_on_terminal(const std::vector<std::string>& args, std::vector<std::string> answers,
+                         const std::map<std::string, std::string>& env = {}) {
     CliRun r;
     int master = -1;
     pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
@@ -87,7 +89,8 @@ class Cli : public ::testing::Test {
     if (pid == 0) {
       if (::chdir(cwd_.c_str()) != 0) ::_exit(126);
       ::setenv("HOME", home_.c_str(), 1);
-      for (const char* v : {"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "MCPRT_TIMEOUT_MS"}) ::unsetenv(v);
+      for (const char* v : {"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "MCPRT_TIMEOUT_MS", "NO_COLOR"}) ::unsetenv(v);
+      for (const auto& [name, value] : env) ::setenv(name.c_str(), value.c_str(), 1);
       std::vector<std::string> words = {MCPRT_CLI};
       words.insert(words.end(), args.begin(), args.end());
       std::vector<char*> argv;
@@ -127,6 +130,7 @@ class Cli : public ::testing::Test {
     r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     // What the user reads: without the terminal's carriage returns and escape sequences
     // (bold names, the progress lines' cursor movements).
+    r.raw = r.out;
     std::string plain;
     for (std::size_t i = 0; i < r.out.size(); ++i) {
       if (r.out[i] == '\r') continue;
@@ -296,6 +300,17 @@ TEST_F(Cli, Tools_TextListsServersToolsAndASummary) {
   EXPECT_THAT(r.out, HasSubstr("claude_demo (stdio, Claude Code) connected, 6 tools"));
   EXPECT_THAT(r.out, HasSubstr("mcp_vsc_demo_word_count"));
   EXPECT_THAT(r.out, HasSubstr("18 tools from 3 of 3 servers in"));
+}
+
+TEST_F(Cli, Tools_OnATerminalIsColouredUnlessNoColorIsSet) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}}}});
+  auto coloured = run_on_terminal({"tools"}, {});
+  EXPECT_EQ(coloured.exit_code, 0) << coloured.out;
+  EXPECT_THAT(coloured.raw, HasSubstr("\033[1mdemo\033[0m")) << coloured.raw;
+  auto plain = run_on_terminal({"tools"}, {}, {{"NO_COLOR", "1"}});
+  EXPECT_EQ(plain.exit_code, 0) << plain.out;
+  EXPECT_THAT(plain.raw, HasSubstr("demo (stdio, Claude Code) connected, 6 tools")) << plain.raw;
+  EXPECT_THAT(plain.raw, Not(HasSubstr("\033[1m"))) << plain.raw;
 }
 
 TEST_F(Cli, Tools_TextCountsOneToolInTheSingular) {
