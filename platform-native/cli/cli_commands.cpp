@@ -774,12 +774,23 @@ void wait_while_connecting(Run& run, const std::string& server) {
       kLoadLimit);
 }
 
-int run_status(const GlobalOptions& options, const std::string& server) {
+int run_status(const GlobalOptions& options, const std::string& server, bool as_json) {
   auto run = start(options);
   if (!run) return kExitUsage;
   wait_while_connecting(*run, server);
+  // --json: the rows of `tools --json`'s "servers", all or the named one.
+  json rows = json::array();
+  if (as_json) {
+    for (auto& row : servers_json(*run)) {
+      if (server.empty() || row.value("name", "") == server) rows.push_back(std::move(row));
+    }
+  }
   if (server.empty()) {
-    std::fputs(mcp_command(*run->host, "/mcp list").c_str(), stdout);
+    if (as_json) {
+      std::cout << json{{"servers", rows}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    } else {
+      std::fputs(mcp_command(*run->host, "/mcp list").c_str(), stdout);
+    }
     std::fflush(stdout);
     report_pending(run->result.discovery);
     report_needs_auth(*run);
@@ -789,14 +800,21 @@ int run_status(const GlobalOptions& options, const std::string& server) {
     return load_exit_code(failed, auth, run->result.discovery);
   }
   std::string out = mcp_command(*run->host, "/mcp status '" + server + "'");
-  std::fputs(out.c_str(), stdout);
+  const bool unknown = out.rfind("Unknown server", 0) == 0;
+  if (!as_json) {
+    std::fputs(out.c_str(), stdout);
+  } else if (unknown) {
+    std::fprintf(stderr, "mcprt: %s\n", out.c_str());
+  } else {
+    std::cout << json{{"servers", rows}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  }
   std::fflush(stdout);
   int rc = kExitOk;
   auto m = run->host->manager();
   auto st = m ? m->server_state(server) : std::nullopt;
   if (find_pending(run->result.discovery, server)) {
     rc = kExitNotTrusted;
-  } else if (out.rfind("Unknown server", 0) == 0) {
+  } else if (unknown) {
     rc = kExitUsage;
   } else if (st && st->phase == ServerPhase::needs_auth) {
     report_needs_auth(*st);

@@ -41,7 +41,7 @@ std::string auth_login_command(const std::string& server);
 int run_tools(const GlobalOptions& options, bool json);
 int run_call(const GlobalOptions& options, const std::string& tool, const std::string& arguments,
              bool json);
-int run_status(const GlobalOptions& options, const std::string& server);
+int run_status(const GlobalOptions& options, const std::string& server, bool as_json);
 int run_repl(const GlobalOptions& options);
 
 // OAuth sign-in (cli_auth.cpp; SPEC §13). Credentials live under

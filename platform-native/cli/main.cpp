@@ -6,7 +6,7 @@
 //     untrust [DIR]             remove DIR's trust
 //     tools [--json]            every MCP tool of every server
 //     call <tool> [JSON] [--json]  call one tool
-//     status [name]             one server's state, error and stderr tail (or all)
+//     status [name] [--json]    one server's state, error and stderr tail (or all)
 //     repl                      /mcp commands and tool calls from stdin
 //     auth login [server] [--no-browser]   OAuth sign-in (browser + loopback callback)
 //     auth logout [server]      delete a server's tokens
@@ -92,6 +92,8 @@ int main(int argc, char** argv) {
   std::string status_name;
   auto* status_cmd = app.add_subcommand("status", "Show a server's state, error and stderr tail");
   status_cmd->add_option("name", status_name, "Server name (default: every server)");
+  bool status_json = false;
+  status_cmd->add_flag("--json", status_json, "Print one JSON object ({\"servers\": [...]}) instead of text");
 
   auto* repl_cmd = app.add_subcommand(
       "repl", "Read lines from stdin: /mcp commands, '<tool> <json>' calls, /quit");
@@ -158,7 +160,7 @@ int main(int argc, char** argv) {
   if (untrust_cmd->parsed()) return run_trust(global, untrust_dir, false);
   if (tools_cmd->parsed()) return run_tools(global, tools_json);
   if (call_cmd->parsed()) return run_call(global, call_tool, call_args, call_json);
-  if (status_cmd->parsed()) return run_status(global, status_name);
+  if (status_cmd->parsed()) return run_status(global, status_name, status_json);
   if (repl_cmd->parsed()) return run_repl(global);
   if (login_cmd->parsed()) return run_auth_login(global, login_name, !login_no_browser);
   if (logout_cmd->parsed()) return run_auth_logout(global, logout_name);

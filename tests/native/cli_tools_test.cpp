@@ -421,6 +421,26 @@ TEST_F(Cli, Status_AfterAWarmStartWaitsForTheServerAndSaysConnectedOnce) {
   EXPECT_THAT(all.out, ::testing::ContainsRegex("slow +connected +6 tools")) << all.out;
 }
 
+TEST_F(Cli, StatusJson_HasTheRowsOfToolsJsonAndTheSameExitCodes) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}, {"crashy", scripted("crash_at_start")}}}});
+  auto all = run("status --json");
+  EXPECT_EQ(all.exit_code, 1) << all.out;  // crashy failed
+  ASSERT_FALSE(all.doc.is_discarded()) << all.out;
+  auto rows = by_name(all.doc["servers"]);
+  ASSERT_EQ(rows.size(), 2u) << all.out;
+  EXPECT_EQ(rows["demo"]["status"], "connected");
+  EXPECT_EQ(rows["demo"]["toolCount"], 6);
+  EXPECT_EQ(rows["crashy"]["status"], "failed");
+  EXPECT_THAT(rows["crashy"]["error"].get<std::string>(), HasSubstr("crashy"));
+  auto one = run("status demo --json");
+  EXPECT_EQ(one.exit_code, 0) << one.out;
+  ASSERT_EQ(one.doc["servers"].size(), 1u) << one.out;
+  EXPECT_EQ(one.doc["servers"][0], rows["demo"]);
+  auto ghost = run("status ghost --json 2>/dev/null");
+  EXPECT_EQ(ghost.exit_code, 2);
+  EXPECT_EQ(ghost.out, "");
+}
+
 TEST_F(Cli, Status_OfAFailedServerShowsItsErrorAndStderrAndExitsOne) {
   write(home_ / ".claude.json", {{"mcpServers", {{"crashy", scripted("crash_at_start")}}}});
   auto r = run("status crashy");
