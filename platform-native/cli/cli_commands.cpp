@@ -2,11 +2,13 @@
 #include "cli_commands.hpp"
 
 #include <poll.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -382,15 +384,63 @@ std::string mcp_command(native::NativeHost& host, const std::string& line) {
 struct CallOutcome {
   bool finished = false;
   Result<ToolResult> result = Error::make(ErrorCode::internal, "not run");
+  int interrupted_by = 0;  // SIGINT or SIGTERM arrived while the call ran
 };
 
+volatile std::sig_atomic_t g_stop_signal = 0;
+extern "C" void record_stop_signal(int signal_number) { g_stop_signal = signal_number; }
+
+// While a call runs, Ctrl-C (SIGINT) and SIGTERM cancel it instead of killing mcprt with
+// its servers orphaned; a second one ends mcprt at once (SA_RESETHAND).
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal = 0;
+    struct sigaction action {};
+    action.sa_handler = record_stop_signal;
+    action.sa_flags = SA_RESETHAND;
+    sigemptyset(&action.sa_mask);
+    ::sigaction(SIGINT, &action, &old_int_);
+    ::sigaction(SIGTERM, &action, &old_term_);
+  }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction old_int_ {};
+  struct sigaction old_term_ {};
+};
+
+// Waits for the call under the caller's StopSignals; a stop signal (also one that came
+// before the call started) aborts it (notifications/cancelled goes to the server) and waits
+// at most kCancelLimit for the abort to settle. The loop wakes every
+// kStopCheck to look at the signal flag (asio retries the interrupted epoll_wait itself).
+constexpr Millis kStopCheck{100};
+constexpr Millis kCancelLimit{2000};
+
 CallOutcome call_tool(native::NativeHost& host, const std::string& name, json args) {
+  AbortController abort;
   auto out = std::make_shared<CallOutcome>();
-  host.registry().call(name, std::move(args), {}, [out](Result<ToolResult> r) {
+  ToolCallOptions options;
+  options.signal = abort.signal();
+  host.registry().call(name, std::move(args), std::move(options), [out](Result<ToolResult> r) {
     out->result = std::move(r);
     out->finished = true;
   });
-  host.run_until([&] { return out->finished; }, kCallLimit);
+  const auto deadline = Clock::now() + kCallLimit;
+  while (!out->finished && Clock::now() < deadline) {
+    host.run_until([&] { return out->finished || g_stop_signal != 0; }, kStopCheck);
+    if (g_stop_signal != 0 && !out->finished) {
+      out->interrupted_by = g_stop_signal;
+      abort.abort(g_stop_signal == SIGINT ? "interrupted (Ctrl-C)" : "interrupted (SIGTERM)");
+      host.run_until([&] { return out->finished; }, kCancelLimit);
+      break;
+    }
+  }
   return *out;
 }
 
@@ -677,6 +727,8 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
     std::fprintf(stderr, "mcprt: %s\n", args.error().message.c_str());
     return kExitUsage;
   }
+  // From before the servers start: a signal during the load cancels the call at once.
+  StopSignals stop_signals;
   auto run = start(options);
   if (!run) return kExitUsage;
   if (!run->host->registry().contains(tool)) {
@@ -722,6 +774,11 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
   // A deferred tool (served from the cache) waits for its server's connection first.
   CallOutcome outcome = call_tool(*run->host, tool, std::move(args.value()));
   int rc = kExitOk;
+  if (outcome.interrupted_by != 0) {
+    std::fprintf(stderr, "mcprt: interrupted; the call was cancelled\n");
+    run->host->shutdown();
+    return 128 + outcome.interrupted_by;
+  }
   if (!outcome.finished) {
     std::fprintf(stderr, "mcprt: the call did not finish in time\n");
     rc = kExitFailed;
@@ -866,8 +923,11 @@ int run_repl(const GlobalOptions& options) {
       } else if (!host.registry().contains(name)) {
         std::printf("error: unknown tool \"%s\" (/tools lists them)\n", name.c_str());
       } else {
+        StopSignals stop_signals;
         CallOutcome outcome = call_tool(host, name, std::move(args.value()));
-        if (!outcome.finished) {
+        if (outcome.interrupted_by != 0) {
+          std::printf("error: interrupted; the call was cancelled\n");
+        } else if (!outcome.finished) {
           std::printf("error: the call did not finish in time\n");
         } else if (!outcome.result.ok()) {
           std::printf("error: %s\n", outcome.result.error().message.c_str());

@@ -387,6 +387,44 @@ TEST_F(Cli, Call_OfAFailedServersToolSaysTheServerFailedAndWhy) {
   EXPECT_THAT(unknown.out, HasSubstr("unknown tool \"mcp_nobody_x\"; available: mcp_demo_")) << unknown.out;
 }
 
+TEST_F(Cli, Call_SigtermCancelsTheCallStopsItsServersAndExits143) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}}}});
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  const pid_t cli = ::fork();
+  ASSERT_GE(cli, 0);
+  if (cli == 0) {
+    ::dup2(out[1], STDOUT_FILENO);
+    ::dup2(out[1], STDERR_FILENO);
+    ::close(out[0]);
+    if (::chdir(cwd_.c_str()) != 0) ::_exit(126);
+    ::setenv("HOME", home_.c_str(), 1);
+    for (const char* v : {"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "MCPRT_TIMEOUT_MS"}) ::unsetenv(v);
+    // 100 steps of 100 ms: the call is still running when the signal comes.
+    ::execl(MCPRT_CLI, MCPRT_CLI, "call", "mcp_demo_slow_task", R"({"steps":100,"interval_ms":100})",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::close(out[1]);
+  // The CLI and its demo server both carry the marker (HOME).
+  const auto started = std::chrono::steady_clock::now();
+  while (marked_processes().size() < 2 && std::chrono::steady_clock::now() - started < std::chrono::seconds(10)) {
+    ::poll(nullptr, 0, 20);
+  }
+  ASSERT_GE(marked_processes().size(), 2u) << "the demo server never started";
+  ASSERT_EQ(::kill(cli, SIGTERM), 0);
+  std::string output;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out[0], buf, sizeof buf)) > 0;) output.append(buf, static_cast<std::size_t>(n));
+  ::close(out[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(cli, &status, 0), cli);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0) << ": " << output;
+  EXPECT_EQ(WEXITSTATUS(status), 143) << output;
+  EXPECT_THAT(output, HasSubstr("mcprt: interrupted; the call was cancelled")) << output;
+  EXPECT_TRUE(marked_processes().empty()) << "the demo server outlived the CLI";
+}
+
 TEST_F(Cli, Call_WaitsForASlowServerThroughItsDeferredTool) {
   write(home_ / ".claude.json", {{"mcpServers", {{"slow", demo({"--startup-delay-ms", "1500"})}}}});
   ASSERT_EQ(run("tools --json").exit_code, 0);  // fills the cache
