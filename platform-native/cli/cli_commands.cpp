@@ -2,6 +2,7 @@
 #include "cli_commands.hpp"
 
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -49,7 +50,7 @@ std::string tools_count(std::size_t n) { return std::to_string(n) + (n == 1 ? " 
 // status events arrive. Only on a terminal (stderr); otherwise it prints nothing.
 class ProgressDisplay {
  public:
-  ProgressDisplay() : enabled_(::isatty(STDERR_FILENO) == 1) {}
+  ProgressDisplay() : enabled_(::isatty(STDERR_FILENO) == 1), columns_(line_columns()) {}
 
   void on_status(const StatusEvent& e) {
     if (!enabled_ || stopped_) return;
@@ -60,9 +61,7 @@ class ProgressDisplay {
     if (e.phase == ServerPhase::connecting && !e.source.provider_name.empty()) {
       line += " (" + e.source.provider_name + ")";
     }
-    // A wrapped line would break the cursor arithmetic of redraw().
-    if (line.size() > kMaxLineChars) line = line.substr(0, kMaxLineChars - 3) + "...";
-    lines_[e.server] = line;
+    lines_[e.server] = fit(std::move(line), columns_);
     redraw();
   }
 
@@ -79,8 +78,31 @@ class ProgressDisplay {
     std::fflush(stderr);
   }
 
-  static constexpr std::size_t kMaxLineChars = 78;
+  // The terminal's width less one (a line that fills the last column wraps on some
+  // terminals), at least 20; 78 when the terminal does not say.
+  static std::size_t line_columns() {
+    winsize size{};
+    if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return 78;
+    return std::max<std::size_t>(size.ws_col - 1, 20);
+  }
+
+  // A wrapped line would break the cursor arithmetic of redraw(): longer lines end in
+  // "..." at `columns` code points (cut between UTF-8 sequences, never inside one).
+  static std::string fit(std::string line, std::size_t columns) {
+    std::size_t points = 0, cut = std::string::npos;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+      if ((static_cast<unsigned char>(line[i]) & 0xC0) == 0x80) continue;
+      if (points == columns - 3) cut = i;
+      if (++points > columns) {
+        line.resize(cut);
+        return line + "...";
+      }
+    }
+    return line;
+  }
+
   bool enabled_;
+  std::size_t columns_;
   bool stopped_ = false;
   std::vector<std::string> order_;
   std::map<std::string, std::string> lines_;

@@ -20,6 +20,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "mcprt/result.hpp"
@@ -81,10 +82,13 @@ class Cli : public ::testing::Test {
   // would: each time a trust question appears ("[s]elect each: " or "[y/N] "), the next
   // of `answers` is typed; `env` is added to the environment. Bounded by 60 s.
   CliRun run_on_terminal(const std::vector<std::string>& args, std::vector<std::string> answers,
-                         const std::map<std::string, std::string>& env = {}) {
+                         const std::map<std::string, std::string>& env = {}, unsigned short columns = 0) {
     CliRun r;
     int master = -1;
-    pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
+    winsize size{};
+    size.ws_row = 24;
+    size.ws_col = columns;
+    pid_t pid = ::forkpty(&master, nullptr, nullptr, columns ? &size : nullptr);
     if (pid < 0) return r;
     if (pid == 0) {
       if (::chdir(cwd_.c_str()) != 0) ::_exit(126);
@@ -311,6 +315,26 @@ TEST_F(Cli, Tools_OnATerminalIsColouredUnlessNoColorIsSet) {
   EXPECT_EQ(plain.exit_code, 0) << plain.out;
   EXPECT_THAT(plain.raw, HasSubstr("demo (stdio, Claude Code) connected, 6 tools")) << plain.raw;
   EXPECT_THAT(plain.raw, Not(HasSubstr("\033[1m"))) << plain.raw;
+}
+
+TEST_F(Cli, Tools_ProgressLinesFitTheTerminalsWidth) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"crashy", scripted("crash_at_start")}}}});
+  for (unsigned short columns : {40, 120}) {
+    auto r = run_on_terminal({"tools"}, {}, {}, columns);
+    std::istringstream lines(r.out);
+    std::string progress;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("  crashy: failed", 0) == 0) progress = line;
+    }
+    ASSERT_FALSE(progress.empty()) << r.out;
+    if (columns == 40) {
+      EXPECT_EQ(progress.size(), 39u) << progress;
+      EXPECT_THAT(progress, ::testing::EndsWith("...")) << progress;
+    } else {
+      EXPECT_GT(progress.size(), 39u) << progress;
+      EXPECT_LE(progress.size(), 119u) << progress;
+    }
+  }
 }
 
 TEST_F(Cli, Tools_TextCountsOneToolInTheSingular) {
