@@ -68,6 +68,16 @@ TEST(RedactUrl, IsIdempotent) {
   EXPECT_EQ(redact_url(once), once);
 }
 
+// Found by fuzz_url: a userinfo holding '=' ended the scan for a later '@' on the first pass
+// only, so a second pass (after "apct_uri=..." became "***") masked up to the next '@'.
+TEST(RedactSecrets, UserinfoWithSubDelimsIsMaskedToItsLastAtInOnePass) {
+  const std::string text = "https://a_uri=http%3A@2F':1F127.0.0.1%3A33@2F%2F12m/mcp/";
+  const std::string once = redact_secrets(text);
+  EXPECT_EQ(once, "https://***@2F%2F12m/mcp/");
+  EXPECT_EQ(redact_secrets(once), once);
+  EXPECT_EQ(redact_secrets("see http://a;b=c@d':e@f/x"), "see http://***@f/x");
+}
+
 TEST(RedactSecrets, MasksEveryUrlInFreeText) {
   EXPECT_EQ(redact_secrets("Server \"s\": connecting to http://alice:PW@h/x?api_key=K failed; "
                            "retrying https://bob:pw2@other/y."),

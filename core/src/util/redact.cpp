@@ -258,8 +258,10 @@ class Redactor {
     }
     // A quote in userinfo may look like a closing one ("http://u':p@h/"): when an '@'
     // follows within what can be the authority, the URL reaches at least past it. Only a
-    // stretch that can be userinfo as a browser writes it counts (so that masking a pair
-    // in it, which removes its '?' or '/', cannot make it userinfo on a second pass).
+    // stretch that can be userinfo counts (so that masking a pair in it, which removes its
+    // '?' or '/', cannot make it userinfo on a second pass): RFC 3986's userinfo characters,
+    // sub-delims '=' and ';' included, since masking an earlier userinfo that held one
+    // leaves only "***" and must not let a second pass reach further ("http://a=b@c':d@e/").
     std::size_t e = colon + 1;
     while (slash(e)) ++e;
     std::size_t last_at = npos;
@@ -267,7 +269,7 @@ class Redactor {
       const char c = text_[k];
       if (c == '@') {
         last_at = k;
-      } else if (!(is_alpha(c) || is_digit(c) || std::string_view("-._~!$&'()*+,%:").find(c) != npos)) {
+      } else if (!(is_alpha(c) || is_digit(c) || std::string_view("-._~!$&'()*+,;=%:").find(c) != npos)) {
         break;
       }
     }
