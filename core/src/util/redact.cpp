@@ -258,10 +258,8 @@ class Redactor {
     }
     // A quote in userinfo may look like a closing one ("http://u':p@h/"): when an '@'
     // follows within what can be the authority, the URL reaches at least past it. Only a
-    // stretch that can be userinfo counts (so that masking a pair in it, which removes its
-    // '?' or '/', cannot make it userinfo on a second pass): RFC 3986's userinfo characters,
-    // sub-delims '=' and ';' included, since masking an earlier userinfo that held one
-    // leaves only "***" and must not let a second pass reach further ("http://a=b@c':d@e/").
+    // stretch that can be userinfo as a browser writes it counts (so that masking a pair
+    // in it, which removes its '?' or '/', cannot make it userinfo on a second pass).
     std::size_t e = colon + 1;
     while (slash(e)) ++e;
     std::size_t last_at = npos;
@@ -269,7 +267,7 @@ class Redactor {
       const char c = text_[k];
       if (c == '@') {
         last_at = k;
-      } else if (!(is_alpha(c) || is_digit(c) || std::string_view("-._~!$&'()*+,;=%:").find(c) != npos)) {
+      } else if (!(is_alpha(c) || is_digit(c) || std::string_view("-._~!$&'()*+,%:").find(c) != npos)) {
         break;
       }
     }
@@ -430,15 +428,35 @@ std::string redact_url(std::string_view url) {
   return out;
 }
 
+namespace {
+
+// One pass can leave what a second one masks: masking a userinfo removes the characters
+// that ended the search for a later '@' ("https://a=b\xF4@c':d@e/" becomes "https://***@c':d@e/",
+// in which the search reaches the second '@'). Passes repeat until nothing changes, at
+// most kMaxPasses; text with nothing to mask costs the one pass that finds nothing.
+constexpr int kMaxPasses = 4;
+
+bool redact_until_stable(std::string_view text, std::string& out) {
+  if (!Redactor(text).run(out)) return false;
+  for (int pass = 1; pass < kMaxPasses; ++pass) {
+    std::string next;
+    if (!Redactor(out).run(next) || next == out) break;
+    out = std::move(next);
+  }
+  return true;
+}
+
+}  // namespace
+
 std::string redact_secrets(std::string_view text) {
   std::string out;
-  if (!Redactor(text).run(out)) return std::string(text);
+  if (!redact_until_stable(text, out)) return std::string(text);
   return out;
 }
 
 bool redact_secrets_in_place(std::string& text) {
   std::string out;
-  if (!Redactor(text).run(out)) return false;
+  if (!redact_until_stable(text, out)) return false;
   text = std::move(out);
   return true;
 }
