@@ -415,6 +415,9 @@ TEST_F(Cli, Call_SigtermCancelsTheCallStopsItsServersAndExits143) {
   write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}}}});
   int out[2];
   ASSERT_EQ(::pipe(out), 0);
+  // The environment goes through env(1), which execs the CLI in the same process: nothing
+  // but async-signal-safe calls runs between fork and exec in this threaded test process.
+  const std::string home = "HOME=" + home_.string();
   const pid_t cli = ::fork();
   ASSERT_GE(cli, 0);
   if (cli == 0) {
@@ -422,10 +425,9 @@ TEST_F(Cli, Call_SigtermCancelsTheCallStopsItsServersAndExits143) {
     ::dup2(out[1], STDERR_FILENO);
     ::close(out[0]);
     if (::chdir(cwd_.c_str()) != 0) ::_exit(126);
-    ::setenv("HOME", home_.c_str(), 1);
-    for (const char* v : {"XDG_CONFIG_HOME", "XDG_CACHE_HOME", "MCPRT_TIMEOUT_MS"}) ::unsetenv(v);
     // 100 steps of 100 ms: the call is still running when the signal comes.
-    ::execl(MCPRT_CLI, MCPRT_CLI, "call", "mcp_demo_slow_task", R"({"steps":100,"interval_ms":100})",
+    ::execl("/usr/bin/env", "env", "-u", "XDG_CONFIG_HOME", "-u", "XDG_CACHE_HOME", "-u", "MCPRT_TIMEOUT_MS",
+            home.c_str(), MCPRT_CLI, "call", "mcp_demo_slow_task", R"({"steps":100,"interval_ms":100})",
             static_cast<char*>(nullptr));
     ::_exit(127);
   }
