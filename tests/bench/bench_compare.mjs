@@ -1,0 +1,296 @@
+// Side-by-side benchmark (SPEC §12): mcprt against the official TypeScript SDK clients v1
+// (`@modelcontextprotocol/sdk`) and v2 (`@modelcontextprotocol/client`) and a physical
+// floor, all against one minimal C++ server (mcprt_bench_echo_server), in one run. Rounds
+// are interleaved (every client once per round, in a rotating order) so that load from
+// elsewhere on the machine hits every client alike; tables show medians and ratios.
+//
+//   node tests/bench/bench_compare.mjs [--build build/native] [--only startup,scaling,memory]
+//        [--rounds 3] [--servers 50] [--tools 20] [--delay 2000] [--json FILE] [--smoke]
+//
+// Sections (each a function in `sections` below: it gets the context, runs its rounds and
+// returns {title, rows, notes}; a new section is one more entry):
+//   startup  N servers × T tools, each answering initialize after DELAY ms, every client
+//            connecting to all of them in parallel and listing their tools: the slowest
+//            server alone (floor: a raw client, no library), mcprt cold (empty tool cache)
+//            and warm (the cache the cold run filled: the loader returns at the startup
+//            gate with deferred tools), the `mcprt tools --json` CLI (its elapsedMs), TS v1
+//            and v2. Time to all tools, client CPU (user + sys), ratios to the floor.
+//   scaling  mcprt cold over 10, 50, 200 servers × 1, 20, 50 tools (no init delay): wall
+//            and CPU, CPU per server and per (server·tool); linear startup keeps CPU per
+//            server flat along each row and the cost of one more tool flat down a column.
+//   memory   idle RSS slope from 0 to N servers × T tools in one process: the client alone
+//            (mcprt ClientSession per server, TS v1 / v2 Client per server, each having
+//            listed its tools, the list dropped) and mcprt's whole runtime (manager, tool
+//            cache, registry: every tool registered).
+// --smoke runs every section with tiny counts (seconds; ctest bench.compare_smoke).
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+
+// ------------------------------------------------------------------------------ options
+
+const opt = {
+  build: path.join(root, 'build/native'),
+  only: 'startup,scaling,memory',
+  rounds: 3,
+  servers: 50,
+  tools: 20,
+  delay: 2000,
+  json: '',
+  smoke: false,
+  scalingServers: '10,50,200',
+  scalingTools: '1,20,50',
+};
+{
+  const a = process.argv.slice(2);
+  for (let i = 0; i < a.length; i++) {
+    const key = a[i].replace(/^--/, '').replace(/-(.)/g, (_, c) => c.toUpperCase());
+    if (!(key in opt)) throw new Error(`unknown option ${a[i]}`);
+    if (typeof opt[key] === 'boolean') opt[key] = true;
+    else opt[key] = typeof opt[key] === 'number' ? Number(a[++i]) : a[++i];
+  }
+  if (opt.smoke) {
+    Object.assign(opt, { rounds: 1, servers: 2, tools: 2, delay: 0, scalingServers: '2', scalingTools: '1,2' });
+  }
+}
+
+const bin = {
+  client: path.join(opt.build, 'tests/bench/mcprt_bench_startup_client'),
+  server: path.join(opt.build, 'tests/bench/mcprt_bench_echo_server'),
+  cli: path.join(opt.build, 'platform-native/cli/mcprt'),
+};
+for (const k of ['client', 'server']) {
+  if (!existsSync(bin[k])) throw new Error(`build ${bin[k]} first`);
+}
+const tsClient = path.join(here, 'bench_ts_client.mjs');
+
+// Which TS SDKs are installed (a missing one is reported, not fatal).
+async function has(mod) {
+  try {
+    await import(mod);
+    return true;
+  } catch {
+    return false;
+  }
+}
+const sdk = {
+  v1: await has('@modelcontextprotocol/sdk/client/index.js'),
+  v2: await has('@modelcontextprotocol/client'),
+};
+
+const work = mkdtempSync(path.join(tmpdir(), 'mcprt-bench-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+
+// ------------------------------------------------------------------------------ helpers
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  if (!s.length) return NaN;
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const fmt = (x, digits = 0) =>
+  Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '–';
+const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}×` : '–');
+
+// Runs a command that prints one JSON line; returns it parsed.
+function runJson(cmd, args, env = {}) {
+  const out = execFileSync(cmd, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 256 * 1024 * 1024,
+    timeout: 600_000,
+  }).toString();
+  const lines = out.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+// A config of `n` echo servers with `tools` tools and `delay` ms; a distinct env per entry
+// (identical endpoints would be deduplicated, SPEC §2.3).
+function config(n, tools, delay) {
+  const file = path.join(work, `config-${n}-${tools}-${delay}.json`);
+  const servers = {};
+  for (let i = 0; i < n; i++) {
+    servers[`s${String(i).padStart(3, '0')}`] = {
+      command: bin.server,
+      args: ['--tools', String(tools), '--init-delay-ms', String(delay)],
+      env: { MCPRT_BENCH_SLOT: String(i) },
+    };
+  }
+  writeFileSync(file, JSON.stringify({ mcpServers: servers }));
+  return file;
+}
+
+let cacheSeq = 0;
+const freshCache = () => path.join(work, `cache-${cacheSeq++}`);
+
+const mcprtLoad = (cfg, cacheDir) =>
+  runJson(bin.client, ['load', '--config', cfg, '--cache-dir', cacheDir]);
+const tsStartup = (v, n, tools, delay) =>
+  runJson(process.execPath, [tsClient, 'startup', '--sdk', v, '--server', bin.server,
+    '--servers', String(n), '--tools', String(tools), '--delay', String(delay)]);
+
+// Rounds of named measurements, interleaved: each round runs every measure once, the
+// order rotating by one per round. Returns name → [samples].
+function interleave(measures, rounds) {
+  const names = Object.keys(measures);
+  const samples = Object.fromEntries(names.map((n) => [n, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(k + r) % names.length];
+      samples[name].push(measures[name]());
+    }
+  }
+  return samples;
+}
+const med = (list, key) => median(list.map((x) => x[key]));
+
+function printTable(title, header, rows, notes = []) {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => String(r[i]).length)));
+  const line = (cells) => cells.map((c, i) => (i === 0 ? String(c).padEnd(widths[i]) : String(c).padStart(widths[i]))).join('  ');
+  console.log(`\n## ${title}\n`);
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(line(r));
+  for (const n of notes) console.log(n);
+}
+
+// ----------------------------------------------------------------------------- sections
+
+const sections = {
+  startup() {
+    const { servers: n, tools: t, delay: d } = opt;
+    const cfg = config(n, t, d);
+    const measures = {
+      floor: () => runJson(bin.client, ['floor', '--server', bin.server, '--tools', String(t), '--init-delay-ms', String(d)]),
+      // Cold then warm on the cache the cold run filled, as one measure (warm needs it).
+      mcprt: () => {
+        const cache = freshCache();
+        const cold = mcprtLoad(cfg, cache);
+        const warm = mcprtLoad(cfg, cache);
+        return { cold, warm };
+      },
+    };
+    if (existsSync(bin.cli)) {
+      measures.cli = () => {
+        const cache = freshCache();
+        const run = () => {
+          const t0 = performance.now();
+          const out = JSON.parse(execFileSync(bin.cli, ['tools', '--json', '--config', cfg], {
+            env: { ...process.env, XDG_CACHE_HOME: cache, MCPRT_LOG_LEVEL: 'off' },
+            stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 256 * 1024 * 1024,
+          }).toString());
+          return { elapsedMs: out.elapsedMs, wallMs: performance.now() - t0, tools: out.tools.length };
+        };
+        return { cold: run(), warm: run() };
+      };
+    }
+    if (sdk.v1) measures.ts1 = () => tsStartup('v1', n, t, d);
+    if (sdk.v2) measures.ts2 = () => tsStartup('v2', n, t, d);
+    const s = interleave(measures, opt.rounds);
+
+    const floor = med(s.floor, 'elapsedMs');
+    const rows = [['slowest server alone (raw client, floor)', fmt(floor), '–', '1.00×', '–']];
+    const row = (label, list, extra = '') => {
+      const e = med(list, 'elapsedMs');
+      rows.push([label, fmt(e), fmt(med(list, 'cpuMs')), ratio(e, floor), extra]);
+    };
+    const tools = (x) => `${x.tools} tools${x.deferred ? `, ${x.deferred} deferred` : ''}`;
+    row('mcprt loader, cold', s.mcprt.map((x) => x.cold), tools(s.mcprt[0].cold));
+    row('mcprt loader, warm cache', s.mcprt.map((x) => x.warm), tools(s.mcprt[0].warm));
+    if (s.cli) {
+      for (const k of ['cold', 'warm']) {
+        const list = s.cli.map((x) => x[k]);
+        rows.push([`mcprt tools --json, ${k} (elapsedMs; wall incl. exit)`, fmt(med(list, 'elapsedMs')), '–',
+          ratio(med(list, 'elapsedMs'), floor), `wall ${fmt(med(list, 'wallMs'))} ms`]);
+      }
+    }
+    if (s.ts1) row('TS SDK v1 client', s.ts1, `${s.ts1[0].tools} tools`);
+    if (s.ts2) row('TS SDK v2 client', s.ts2, `${s.ts2[0].tools} tools`);
+    const notes = [];
+    if (!sdk.v1) notes.push('TS SDK v1 not installed (npm ci): skipped');
+    if (!sdk.v2) notes.push('TS SDK v2 not installed (npm ci): skipped');
+    const title = `startup: ${n} servers × ${t} tools, initialize after ${d} ms (median of ${opt.rounds})`;
+    printTable(title, ['client', 'ms to all tools', 'CPU ms', '/ floor', ''], rows, notes);
+    return { title, samples: s };
+  },
+
+  scaling() {
+    const ns = opt.scalingServers.split(',').map(Number);
+    const ts = opt.scalingTools.split(',').map(Number);
+    const measures = {};
+    for (const n of ns) {
+      for (const t of ts) {
+        const cfg = config(n, t, 0);
+        measures[`${n}x${t}`] = () => mcprtLoad(cfg, freshCache());
+      }
+    }
+    const s = interleave(measures, opt.rounds);
+    const rows = [];
+    for (const n of ns) {
+      for (const t of ts) {
+        const list = s[`${n}x${t}`];
+        const cpu = med(list, 'cpuMs');
+        rows.push([`${n} × ${t}`, fmt(med(list, 'elapsedMs')), fmt(cpu), fmt((cpu * 1000) / n),
+          fmt((cpu * 1000) / (n * t), 1)]);
+      }
+    }
+    // The marginal cost of a tool: (CPU at the most tools − CPU at the fewest) per extra
+    // server·tool, for each server count. Flat down the list = linear in servers × tools.
+    const notes = [];
+    if (ts.length > 1) {
+      const lo = Math.min(...ts), hi = Math.max(...ts);
+      for (const n of ns) {
+        const extra = (med(s[`${n}x${hi}`], 'cpuMs') - med(s[`${n}x${lo}`], 'cpuMs')) * 1000 / (n * (hi - lo));
+        notes.push(`${n} servers: one more tool costs ${fmt(extra, 1)} µs CPU per server (from ${lo} to ${hi} tools)`);
+      }
+    }
+    const title = `scaling: mcprt loader, cold, no init delay (median of ${opt.rounds})`;
+    printTable(title, ['servers × tools', 'wall ms', 'CPU ms', 'CPU µs / server', 'CPU µs / (server·tool)'], rows, notes);
+    return { title, samples: s };
+  },
+
+  memory() {
+    const n = opt.servers, t = opt.tools, step = Math.max(1, Math.round(n / 5));
+    const rss = (what) => () => runJson(bin.client, ['rss', '--what', what, '--server', bin.server,
+      '--servers', String(n), '--tools', String(t), '--step', String(step)]);
+    const tsRss = (v) => () => runJson(process.execPath, ['--expose-gc', tsClient, 'rss', '--sdk', v,
+      '--server', bin.server, '--servers', String(n), '--tools', String(t), '--step', String(step)]);
+    const measures = { client: rss('client'), runtime: rss('runtime') };
+    if (sdk.v1) measures.ts1 = tsRss('v1');
+    if (sdk.v2) measures.ts2 = tsRss('v2');
+    const s = interleave(measures, opt.rounds);
+    const rows = [];
+    // The slope over every point (0 → N, the SPEC's measure) and the marginal one from the
+    // first batch on (without one-time costs: the first spawn, the first parse, the pools).
+    const marginal = (x) => {
+      const p = x.points;
+      return p.length > 2 ? (p.at(-1)[1] - p[1][1]) / (p.at(-1)[0] - p[1][0]) : x.slopeKiB;
+    };
+    const row = (label, list, goal) => rows.push([label, fmt(med(list, 'slopeKiB'), 1),
+      fmt(median(list.map(marginal)), 1), fmt(list[0].points.at(-1)[1] - list[0].points[0][1]), goal]);
+    row('mcprt client (ClientSession per server)', s.client, '≤ 64');
+    if (s.ts1) row('TS SDK v1 client (Client per server)', s.ts1, '');
+    if (s.ts2) row('TS SDK v2 client (Client per server)', s.ts2, '');
+    row('mcprt whole runtime (manager, cache, registry)', s.runtime, '≤ 256');
+    const title = `idle memory: RSS slope from 0 to ${n} connected servers × ${t} tools (median of ${opt.rounds})`;
+    printTable(title, ['', 'KiB / server (0→N fit)', `KiB / server (${step}→${n})`, `RSS growth 0→${n} KiB (round 1)`, 'SPEC goal'], rows);
+    return { title, samples: s };
+  },
+};
+
+// --------------------------------------------------------------------------------- main
+
+const results = {};
+for (const name of opt.only.split(',')) {
+  if (!sections[name]) throw new Error(`unknown section ${name} (have: ${Object.keys(sections).join(', ')})`);
+  results[name] = sections[name]();
+}
+if (opt.json) writeFileSync(opt.json, JSON.stringify({ options: opt, sdk, results }, null, 1));
+console.log(`\n${JSON.stringify({ options: opt, sdk, sections: Object.keys(results) })}`);
