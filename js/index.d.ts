@@ -23,9 +23,14 @@ export interface ServerConfig {
 export type ServersConfig = Record<string, ServerConfig> | { mcpServers: Record<string, ServerConfig> };
 
 export interface RuntimeOptions {
-  /** Where mcprt.mjs is; default: next to index.js. */
-  moduleUrl?: string | URL;
-  /** Passed to the Emscripten module factory (e.g. wasmBinary, locateFile). */
+  /**
+   * Where mcprt.wasm is (a URL; in Node also a file path). Default:
+   * `new URL('./mcprt.wasm', import.meta.url)`, the file next to index.js (vite and other
+   * bundlers emit it; with esbuild copy it next to the bundle or pass its URL). The module
+   * is loaded once per wasmUrl.
+   */
+  wasmUrl?: string | URL;
+  /** Passed to the Emscripten module factory (e.g. wasmBinary). */
   moduleArgs?: Record<string, unknown>;
   clientName?: string;
   clientVersion?: string;
@@ -37,10 +42,19 @@ export interface RuntimeOptions {
   timeoutMs?: number;
   /** Default tools/call timeout in ms, re-armed by progress (default 60000); 0 = none. */
   toolTimeoutMs?: number;
-  /** Tool cache in IndexedDB: true (default, db "mcprt", store "tools"), false, or names. */
+  /**
+   * Tool cache in IndexedDB: true (db "mcprt", store "tools"), false, or names. Default:
+   * on where there is an `indexedDB` (browsers; Node after `import 'fake-indexeddb/auto'`),
+   * off where there is none.
+   */
   cache?: boolean | { database?: string; store?: string };
-  /** Console log level (default "warn"). */
+  /**
+   * Lowest level logged. Default "warn" in a browser and with `log`; "silent" in Node
+   * without `log` (a library does not write to its host's stderr unless asked).
+   */
   logLevel?: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** Where log lines go instead of the console (secrets in them are already masked). */
+  log?: (level: 'debug' | 'info' | 'warn' | 'error', message: string) => void;
   /** Shown as the config's source ("mcp:<server> via <sourceName>"). Default "page". */
   sourceName?: string;
   /**
@@ -296,5 +310,5 @@ export interface Runtime {
   readonly disposed: boolean;
 }
 
-/** Loads the wasm module (once per moduleUrl) and creates a runtime. */
+/** Loads the wasm module (once per wasmUrl) and creates a runtime. */
 export declare function createRuntime(options?: RuntimeOptions): Promise<Runtime>;

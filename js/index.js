@@ -18,30 +18,67 @@
 // {action, content?}; its sampling request to onSample({server, params}) → a
 // CreateMessageResult. A capability is offered to servers only when its handler is given;
 // `roots` (a list of file:// roots) is not offered by default.
+//
+// Loading (SPEC §18): mcprt.mjs is imported statically, so bundlers follow it; the .wasm is
+// `createRuntime({wasmUrl})` or mcprt.wasm next to this file. In Node the runtime is quiet
+// unless asked (`logLevel`, or `log: (level, message) => …`), and without IndexedDB the
+// tool cache is off.
 
-const modules = new Map();  // module URL → Promise of the instantiated wasm module
+import createMcprtModule from './mcprt.mjs';
 
-// Loads (once per URL) and instantiates the wasm module.
+const modules = new Map();  // wasm URL → Promise of the instantiated module
+
+const isNode = typeof process === 'object' && typeof process?.versions?.node === 'string';
+
+// Where mcprt.wasm is: createRuntime({wasmUrl}), else the file next to this one. The
+// default is written as `new URL('./mcprt.wasm', import.meta.url)`, the pattern bundlers
+// (vite, rollup, webpack, parcel) turn into an emitted asset; esbuild leaves it as is
+// (copy mcprt.wasm next to the bundle, or import its URL and pass it: js/README.md).
+function wasmUrlOf(options) {
+  if (options.wasmUrl !== undefined && options.wasmUrl !== null) return String(options.wasmUrl);
+  try {
+    return new URL('./mcprt.wasm', import.meta.url).href;
+  } catch {
+    throw new TypeError('mcprt cannot tell where mcprt.wasm is (import.meta.url is not a URL in this ' +
+                        'bundle): pass createRuntime({wasmUrl})');
+  }
+}
+
+// Loads (once per wasm URL) and instantiates the wasm module.
 function loadModule(options) {
-  const url = String(options.moduleUrl ?? new URL('./mcprt.mjs', import.meta.url));
-  let pending = modules.get(url);
+  const wasmUrl = wasmUrlOf(options);
+  let pending = modules.get(wasmUrl);
   if (!pending) {
-    pending = import(url).then(({ default: factory }) => factory(options.moduleArgs ?? {})).then((module) => {
-      module.mcprtRuntimeEvent = (runtimeId, kind, callId, payload) => {
-        // Outside the wasm call stack: a listener may call back into the runtime.
-        queueMicrotask(() => runtimes.get(runtimeId)?.[dispatch](kind, callId, payload));
-      };
-      // The user step of an OAuth sign-in (platform-web's WebAuthorizer): `handler` is the
-      // runtime's id.
-      module.mcprtAuthorize = (request) => {
-        const runtime = runtimes.get(request.handler);
-        if (!runtime) return Promise.reject(new Error('the runtime was disposed'));
-        return runtime[authorize](request);
-      };
-      return module;
-    });
-    pending.catch(() => modules.delete(url));  // a failed load may be retried
-    modules.set(url, pending);
+    // The module asks locateFile for its .wasm (in Node, platform-web/js/node-wasm-prejs.js
+    // reads a file path or file: URL from disk; an http(s) URL is fetched).
+    const locateFile = (file) => (file.endsWith('.wasm') ? wasmUrl : file);
+    // In Node, Emscripten's own messages (a failed load's "wasm streaming compile failed",
+    // "Aborted(…)") stay off stderr: the rejection below carries them.
+    const quiet = isNode ? { print: () => {}, printErr: () => {} } : {};
+    pending = Promise.resolve()
+      .then(() => createMcprtModule({ locateFile, ...quiet, ...options.moduleArgs }))
+      .catch((error) => {
+        throw new Error(`mcprt could not load its WebAssembly module from ${wasmUrl}: ${describeError(error)}`,
+                        { cause: error });
+      })
+      .then((module) => {
+        module.mcprtRuntimeEvent = (runtimeId, kind, callId, payload) => {
+          // Outside the wasm call stack: a listener may call back into the runtime.
+          queueMicrotask(() => runtimes.get(runtimeId)?.[dispatch](kind, callId, payload));
+        };
+        // The user step of an OAuth sign-in (platform-web's WebAuthorizer): `handler` is the
+        // runtime's id.
+        module.mcprtAuthorize = (request) => {
+          const runtime = runtimes.get(request.handler);
+          if (!runtime) return Promise.reject(new Error('the runtime was disposed'));
+          return runtime[authorize](request);
+        };
+        // A runtime's log lines (platform-web's WebConsoleLogger, already filtered by level).
+        module.mcprtLog = (runtimeId, level, message) => runtimes.get(runtimeId)?.[log](level, message);
+        return module;
+      });
+    pending.catch(() => modules.delete(wasmUrl));  // a failed load may be retried
+    modules.set(wasmUrl, pending);
   }
   return pending;
 }
@@ -49,6 +86,8 @@ function loadModule(options) {
 const runtimes = new Map();  // runtime id → Runtime (the C++ side names runtimes by id)
 const dispatch = Symbol('mcprt.dispatch');  // the C++ → JS entry point, kept off the API
 const authorize = Symbol('mcprt.authorize');  // the sign-in's user step, from C++
+const log = Symbol('mcprt.log');  // a log line, from C++
+const kLogLevels = ['debug', 'info', 'warn', 'error'];  // WebConsoleLogger's level numbers
 let nextRuntimeId = 1;
 let nextPopup = 1;
 
@@ -217,13 +256,24 @@ class Runtime {
   #onAuthorize = null;
   #onElicit = null;
   #onSample = null;
+  #logSink = null;
   #popups = new Map();  // server name → the popup its auth.login() opened on the click
   #auth;
 
   constructor(module, options) {
     this.#module = module;
     this.#id = nextRuntimeId++;
-    const { moduleUrl, moduleArgs, onAuthorize, onElicit, onSample, roots, ...nativeOptions } = options;
+    const { wasmUrl, moduleArgs, log: logSink, onAuthorize, onElicit, onSample, roots, ...nativeOptions } = options;
+    if (logSink !== undefined && logSink !== null && typeof logSink !== 'function') {
+      throw new TypeError("log must be a function (level: 'debug'|'info'|'warn'|'error', message: string) => void");
+    }
+    this.#logSink = logSink ?? null;
+    // Quiet by default in Node (a library does not write to its host's stderr unless asked
+    // to: logLevel or log), the console's warnings in a browser.
+    nativeOptions.logLevel ??= isNode && !this.#logSink ? 'silent' : 'warn';
+    // No IndexedDB (Node without fake-indexeddb): the tool cache is off rather than
+    // failing, and warning, on every read and write.
+    if (nativeOptions.cache === undefined && typeof globalThis.indexedDB === 'undefined') nativeOptions.cache = false;
     if (onAuthorize !== undefined && onAuthorize !== null && typeof onAuthorize !== 'function') {
       throw new TypeError('onAuthorize must be a function (url, {serverName, redirectUri, signal}) => Promise<string>');
     }
@@ -362,6 +412,20 @@ class Runtime {
     return promise;
   }
 
+  // A log line from the core: to createRuntime({log}), else the console.
+  [log](level, message) {
+    const name = kLogLevels[level] ?? 'error';
+    if (!this.#logSink) {
+      console[name](`[mcprt] ${message}`);
+      return;
+    }
+    try {
+      this.#logSink(name, message);
+    } catch (error) {
+      console.error('[mcprt] the log function threw:', error);
+    }
+  }
+
   [authorize](request) {
     if (this.#disposed) return Promise.reject(new Error('the runtime was disposed'));
     const { url, serverName, redirectUri, signal } = request;
@@ -461,7 +525,7 @@ class Runtime {
   }
 }
 
-// Creates a runtime. The wasm module is loaded once (per moduleUrl) and shared.
+// Creates a runtime. The wasm module is loaded once (per wasmUrl) and shared.
 export async function createRuntime(options = {}) {
   const module = await loadModule(options);
   return new Runtime(module, options);

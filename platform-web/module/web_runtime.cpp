@@ -170,6 +170,7 @@ class WebRuntime {
     bool silent = false;
     const LogLevel level = parse_level(options, &silent);
     logger_.set_min_level(level);
+    logger_.set_host(js_id_);
     silent_ = silent;
 
     manager_options_.client_info.name = string_option(options, "clientName", "mcprt-web");

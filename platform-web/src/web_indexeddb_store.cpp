@@ -32,7 +32,10 @@ int g_next_op = 1;
 }  // namespace mcprt::web
 
 // --- JS glue (one line after preprocessing: semicolons, double quotes) ---------------
-// Module.mcprtIdb maps "db\u0000store" to a Promise of an open IDBDatabase.
+// Module.mcprtIdb maps "db\u0000store" to a Promise of an open IDBDatabase. Without
+// IndexedDB (Node without fake-indexeddb), Module.mcprtIdbMemory maps
+// "db\u0000store\u0000key" to the value instead: the OAuth credentials and a cache the host
+// asked for live as long as the module, and nothing fails (or warns) on every connect.
 EM_JS(void, mcprt_js_idb_op,
       (int op, int kind, const char* db_name, const char* store_name, const char* key,
        const char* value, int value_len),
@@ -53,8 +56,16 @@ EM_JS(void, mcprt_js_idb_op,
         }
         var idb = globalThis.indexedDB;
         if (!idb) {
+          var memory = Module["mcprtIdbMemory"] || (Module["mcprtIdbMemory"] = new Map());
+          var memoryKey = dbName + "\u0000" + storeName + "\u0000" + k;
           Promise.resolve().then(function() {
-            report(2, "IndexedDB is not available here (in Node, import \"fake-indexeddb/auto\" before loading mcprt)");
+            if (kind == 0) {
+              var found = memory.get(memoryKey);
+              if (found === undefined) report(0, ""); else report(1, found);
+              return;
+            }
+            if (kind == 1) memory.set(memoryKey, v); else memory.delete(memoryKey);
+            report(0, "");
           });
           return;
         }

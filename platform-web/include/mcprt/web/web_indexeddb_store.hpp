@@ -5,12 +5,15 @@
 // [x] the database opens lazily, once per (database, store) pair, shared by every store
 //     object; a missing object store is created by a version upgrade; the connection
 //     closes itself when another tab upgrades the database
-// [x] no IndexedDB (Node without fake-indexeddb, a locked-down browser): every operation
-//     fails with a clear error, which the tool cache treats as a miss
+// [x] no `indexedDB` at all (Node without fake-indexeddb): the values live in memory, per
+//     module instance, for its life (the OAuth credentials of a Node agent; js/index.js
+//     turns the tool cache off there unless the host asks for it)
+// [x] an IndexedDB that fails (a locked-down browser, quota): the operation fails with
+//     the browser's error, which the tool cache treats as a miss
 // [ ] quota handling beyond reporting the error; key listing
 //
 // Node: `import "fake-indexeddb/auto"` before loading the module gives it an in-process
-// IndexedDB that persists for the life of the process.
+// IndexedDB instead (the same lifetime, but shared by every module instance).
 //
 // Async contract: completions are posted to the executor, exactly once each; after the
 // store is destroyed, completions still in flight are dropped.
