@@ -364,7 +364,7 @@ TEST_F(ManagerAuth, ConnectServersAgain_RetriesANeedsAuthServer) {
   EXPECT_EQ(phase("alpha"), ServerPhase::connected);
 }
 
-TEST_F(ManagerAuth, DisconnectingANeedsAuthServerRemovesItAndItsTools) {
+TEST_F(ManagerAuth, DisconnectingANeedsAuthServerRemovesItsToolsAndLeavesADisconnectedRow) {
   ServerConfig cfg = config("alpha");
   seed_cache(cfg, tools_of({"read"}));
   farm.fail_connect("alpha", login_needed());
@@ -376,7 +376,8 @@ TEST_F(ManagerAuth, DisconnectingANeedsAuthServerRemovesItAndItsTools) {
   manager->disconnect_server("alpha", [&] { done = true; });
   ex.run_until_idle();
   EXPECT_TRUE(done);
-  EXPECT_FALSE(manager->server_state("alpha").has_value());
+  EXPECT_EQ(phase("alpha"), ServerPhase::disconnected);
+  EXPECT_FALSE(manager->server_state("alpha")->last_error.has_value());
   EXPECT_THAT(tool_names(), UnorderedElementsAre("mcp_beta_read"));
   EXPECT_EQ(events.back().server, "alpha");
   EXPECT_EQ(events.back().phase, ServerPhase::disconnected);

@@ -272,6 +272,25 @@ TEST_F(ManagerGate, Pipeline_AlreadyConnectedServerIsSkippedOnASecondCall) {
   EXPECT_THAT(gate->connected, ElementsAre("alpha"));
 }
 
+TEST_F(ManagerGate, Pipeline_ConnectingOneMoreServerLeavesTheConnectedOnesAlone) {
+  serve("alpha", tools_of({"read"}));
+  serve("beta", tools_of({"search"}));
+  start({config("alpha")});
+  ex.run_until_idle();
+  FakeServer* alpha = farm.latest("alpha");
+  gate.reset();
+  start({config("beta")});
+  ex.run_until_idle();
+  ASSERT_TRUE(gate.has_value());
+  EXPECT_THAT(gate->connected, ElementsAre("beta"));
+  EXPECT_EQ(farm.attempts("alpha"), 1u);
+  EXPECT_EQ(farm.latest("alpha"), alpha);
+  EXPECT_FALSE(alpha->closed());
+  EXPECT_EQ(alpha->requests("initialize").size(), 1u);
+  EXPECT_EQ(alpha->requests("tools/list").size(), 1u);
+  EXPECT_THAT(tool_names(), ElementsAre("mcp_alpha_read", "mcp_beta_search"));
+}
+
 TEST_F(ManagerGate, Status_EventsForConnectingConnectedAndFailed) {
   serve("alpha", tools_of({"read", "write"}));
   farm.fail_connect("broken", Error::make(ErrorCode::transport, "spawn failed"));

@@ -30,7 +30,7 @@ TEST_F(ManagerShutdown, DisconnectServer_RemovesOnlyItsToolsClosesItAndNeverReco
   EXPECT_FALSE(farm.latest("beta")->closed());
   EXPECT_THAT(tool_names(), ElementsAre("mcp_beta_search"));
   EXPECT_GT(tools_changed, before);
-  EXPECT_FALSE(manager->server_state("alpha").has_value());
+  EXPECT_EQ(phase("alpha"), ServerPhase::disconnected);
   EXPECT_EQ(manager->sources().count("alpha"), 0u);
   EXPECT_EQ(manager->connection_status("alpha"), ConnectionStatus::disconnected);
   ex.advance(Millis(120000));
@@ -42,6 +42,84 @@ TEST_F(ManagerShutdown, DisconnectServer_RemovesOnlyItsToolsClosesItAndNeverReco
   ASSERT_TRUE(waited.has_value());
   ASSERT_FALSE(waited->ok());
   EXPECT_THAT(waited->error().message, HasSubstr("Server \"alpha\": was disconnected"));
+}
+
+TEST_F(ManagerShutdown, DisconnectServer_LeavesADisconnectedRowUntilItIsConnectedAgain) {
+  serve("alpha", tools_of({"read", "write"}));
+  serve("beta", tools_of({"search"}));
+  start({config("alpha"), config("beta")});
+  ex.run_until_idle();
+  const std::string hash = manager->server_state("alpha")->config_hash;
+  ex.advance(Millis(5000));
+  manager->disconnect_server("alpha");
+  ex.run_until_idle();
+
+  auto row = manager->server_state("alpha");
+  ASSERT_TRUE(row.has_value());
+  EXPECT_EQ(row->name, "alpha");
+  EXPECT_EQ(row->phase, ServerPhase::disconnected);
+  EXPECT_EQ(row->status, ConnectionStatus::disconnected);
+  EXPECT_EQ(row->tool_count, 0u);
+  EXPECT_FALSE(row->last_error.has_value());
+  EXPECT_EQ(row->source.path, "/test/mcp.json");
+  EXPECT_EQ(row->config_hash, hash);
+  EXPECT_EQ(row->since, ex.now());
+  std::vector<std::string> listed;
+  for (const auto& st : manager->server_states())
+    listed.push_back(st.name + ":" + to_string(st.phase));
+  EXPECT_THAT(listed, ElementsAre("alpha:disconnected", "beta:connected"));
+  std::optional<Status> reconnected;
+  manager->reconnect_server("alpha", [&](Status s) { reconnected = std::move(s); });
+  ex.run_until_idle();
+  ASSERT_TRUE(reconnected.has_value());
+  ASSERT_FALSE(reconnected->ok());
+  EXPECT_THAT(reconnected->error().message, HasSubstr("was disconnected"));
+
+  start({config("alpha")});
+  ex.run_until_idle();
+  EXPECT_EQ(phase("alpha"), ServerPhase::connected);
+  EXPECT_EQ(manager->server_state("alpha")->tool_count, 2u);
+  EXPECT_EQ(farm.attempts("alpha"), 2u);
+  EXPECT_EQ(farm.attempts("beta"), 1u);
+}
+
+TEST_F(ManagerShutdown, RemoveServer_ClosesItAndForgetsItLeavingTheOthersAlone) {
+  serve("alpha", tools_of({"read"}));
+  serve("beta", tools_of({"search"}));
+  start({config("alpha"), config("beta")});
+  ex.run_until_idle();
+  bool done = false;
+  manager->remove_server("alpha", [&] { done = true; });
+  ex.run_until_idle();
+
+  EXPECT_TRUE(done);
+  EXPECT_TRUE(farm.latest("alpha")->closed());
+  EXPECT_FALSE(manager->server_state("alpha").has_value());
+  ASSERT_EQ(manager->server_states().size(), 1u);
+  EXPECT_EQ(manager->server_states()[0].name, "beta");
+  EXPECT_THAT(tool_names(), ElementsAre("mcp_beta_search"));
+  EXPECT_EQ(events.back().server, "alpha");
+  EXPECT_EQ(events.back().phase, ServerPhase::disconnected);
+  EXPECT_FALSE(farm.latest("beta")->closed());
+  EXPECT_EQ(farm.attempts("beta"), 1u);
+}
+
+TEST_F(ManagerShutdown, RemoveServer_ForgetsADisconnectedRowAndDisconnectAllForgetsEveryRow) {
+  serve("a", tools_of({"x"}));
+  serve("b", tools_of({"y"}));
+  start({config("a"), config("b")});
+  ex.run_until_idle();
+  manager->disconnect_server("a");
+  manager->disconnect_server("b");
+  ex.run_until_idle();
+  ASSERT_EQ(manager->server_states().size(), 2u);
+  manager->remove_server("a");
+  ex.run_until_idle();
+  EXPECT_FALSE(manager->server_state("a").has_value());
+  EXPECT_TRUE(manager->server_state("b").has_value());
+  manager->disconnect_all();
+  ex.run_until_idle();
+  EXPECT_THAT(manager->server_states(), IsEmpty());
 }
 
 TEST_F(ManagerShutdown, DisconnectServer_FailsItsWaitersAndEmitsDisconnected) {

@@ -84,6 +84,18 @@ TEST_F(McpCommand, Status_ShowsStateSourceToolsAndTheLastError) {
   EXPECT_EQ(run("/mcp status ghost"), "Unknown server \"ghost\".\n");
 }
 
+TEST_F(McpCommand, Status_OfAServerTheHostDisconnectedSaysDisconnected) {
+  start();
+  manager->disconnect_server("demo");
+  ex.run_until_idle();
+  std::string out = run("/mcp status demo");
+  EXPECT_THAT(out, HasSubstr("state:    disconnected\n"));
+  EXPECT_THAT(out, HasSubstr("source:   mcprt (native) " + std::string(kUserFile)));
+  EXPECT_THAT(out, HasSubstr("tools:    0"));
+  EXPECT_THAT(out, Not(HasSubstr("error:")));
+  EXPECT_THAT(run("/mcp list"), ::testing::ContainsRegex("demo +disconnected +0 tools"));
+}
+
 TEST_F(McpCommand, Reload_PicksUpAnEditedConfigAndRefreshesTheRegistry) {
   start();
   ASSERT_TRUE(has_tool("mcp_demo_echo"));
@@ -177,6 +189,8 @@ TEST_F(McpCommand, Remove_DeletesTheEntryAndDisconnects) {
   EXPECT_EQ(fs.read_json(kUserFile)["mcpServers"], json::object());
   EXPECT_FALSE(has_tool("mcp_demo_echo"));
   EXPECT_TRUE(has_tool("mcp_files_read"));
+  // Removed from the config, so forgotten too (not left as a disconnected row).
+  EXPECT_EQ(run("/mcp status demo"), "Unknown server \"demo\".\n");
 }
 
 TEST_F(McpCommand, Remove_OfAServerFromAnotherFileSaysWhereItComesFrom) {

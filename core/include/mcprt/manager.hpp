@@ -81,6 +81,14 @@ struct ManagerOptions {
   int breaker_max_closes = 5;             // closes within breaker_window open the circuit
   Millis breaker_window{30000};
   ToolBuildOptions tools;
+  // Optional protocol tap (a message log, a debugging UI): every JSON-RPC message a
+  // server's transport sends or receives, as the parsed value, with the server's name —
+  // sent when it is queued, received before it is handled. Runs on the executor inside the
+  // transport's send / receive path, so it must not call back into the manager
+  // synchronously (post instead); `message` is valid during the call only. Null (the
+  // default): transports are not wrapped and nothing is copied.
+  std::function<void(const std::string& server, MessageDirection direction, const json& message)>
+      on_message;
 };
 
 enum class ConnectionStatus { connected, connecting, disconnected };
@@ -100,7 +108,12 @@ const char* to_string(ConnectionStatus status);
 //   needs_auth   → connecting (reconnect_server after the user logged in, or
 //                  connect_servers again); nothing else leaves it: no retry timer, no
 //                  backoff, no circuit-breaker count, wait_for_connection fails at once
-//   any          → disconnected (disconnect_server / disconnect_all; the server is removed)
+//   any          → disconnected (disconnect_server: the server's link is closed and its tools
+//                  removed; a `disconnected` row stays in server_state()/server_states()
+//                  until connect_servers connects it again, remove_server or
+//                  disconnect_all forgets it)
+//   any          → (gone) (remove_server / disconnect_all: the server is forgotten;
+//                  server_state() is nullopt)
 enum class ServerPhase {
   connecting,    // first connect or tools/list in flight
   connected,
@@ -114,6 +127,10 @@ enum class ServerPhase {
 };
 const char* to_string(ServerPhase phase);
 
+// A server disconnected on purpose (disconnect_server) is a row with phase and status
+// `disconnected`, no last_error, no tools, its source and config hash, and `since` the
+// moment it was disconnected. (A server lost with reconnect off is `disconnected` too, but
+// keeps the error that ended its connection.)
 struct ServerState {
   std::string name;
   ServerPhase phase = ServerPhase::disconnected;
@@ -189,7 +206,11 @@ class McpManager {
   // outcome; another needs_auth error if the authorization is still missing).
   void reconnect_server(const std::string& name, std::function<void(Status)> done);
   // §5.6. `done` fires once every transport closed (each failure isolated).
+  // disconnect_server leaves the server as a `disconnected` row (ServerState) until it is
+  // connected again; remove_server disconnects it the same way and forgets it;
+  // disconnect_all disconnects and forgets every server. None touches another server.
   void disconnect_server(const std::string& name, std::function<void()> done = nullptr);
+  void remove_server(const std::string& name, std::function<void()> done = nullptr);
   void disconnect_all(std::function<void()> done = nullptr);
 
   // Listeners; the returned id removes them. Tools-changed fires after any change of

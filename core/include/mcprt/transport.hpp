@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,5 +79,16 @@ class Transport {
   // Human-readable extra context for error messages (e.g. a stderr tail). May be empty.
   virtual std::string diagnostics() const { return {}; }
 };
+
+// Which way a message went past a tap (make_tapped_transport, ManagerOptions::on_message).
+enum class MessageDirection { send, receive };
+const char* to_string(MessageDirection direction);  // "send" | "receive"
+using MessageTap = std::function<void(MessageDirection direction, const json& message)>;
+
+// `inner`, with `tap` shown every message it sends (as it is queued, whether or not the
+// send succeeds) and receives (before the handler gets it). The tap runs on the executor
+// inside send() and the receive path and must not re-enter the transport. Unreadable
+// messages are not shown (they were never parsed).
+std::unique_ptr<Transport> make_tapped_transport(std::unique_ptr<Transport> inner, MessageTap tap);
 
 }  // namespace mcprt

@@ -270,6 +270,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
       if (std::find(gate->names.begin(), gate->names.end(), name) != gate->names.end()) continue;
       gate->names.push_back(name);
       disconnected_on_purpose.erase(name);
+      disconnected_rows.erase(name);
       ServerLink* s = find(name);
       if (s && s->pending()) {
         // Connected or pending: skipped; only its source metadata is refreshed.
@@ -634,11 +635,20 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
 
   // ---------------------------------------------------------------- shutdown
 
-  // Removes the server: no reconnect, no tools, its waiters fail, its session closes.
-  void remove_server(const std::string& name) {
+  // Removes the server's link: no reconnect, no tools, its waiters fail, its session
+  // closes. `keep_row`: it stays listed as a `disconnected` row (disconnect_server).
+  void drop_link(const std::string& name, bool keep_row) {
     auto it = servers.find(name);
     if (it == servers.end()) return;
     std::shared_ptr<ServerLink> link = it->second;
+    if (keep_row) {
+      ServerState row;
+      row.name = name;
+      row.since = ex().now();
+      row.source = link->config().source;
+      row.config_hash = link->hash();
+      disconnected_rows[name] = std::move(row);
+    }
     auto attempt_waiters = link->detach();
     const bool had_slice = link->has_slice();
     const ServerPhase old_phase = link->phase();
@@ -660,7 +670,9 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
 
   // Removes `names` at once; `done` once every one of their sessions (live, connecting,
   // or still closing from earlier) has closed. Each close is independent of the others.
-  void disconnect(const std::vector<std::string>& names, std::function<void()> done) {
+  // `keep_rows`: each stays a `disconnected` row; otherwise it is forgotten.
+  void disconnect(const std::vector<std::string>& names, bool keep_rows,
+                  std::function<void()> done) {
     auto left = std::make_shared<int>(1);  // +1: the "all scheduled" tick below
     auto finish = std::make_shared<std::function<void()>>(std::move(done));
     std::weak_ptr<Impl> weak = weak_from_this();
@@ -674,8 +686,9 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     };
     std::set<std::string> removed;
     for (const auto& name : names) {
+      if (!keep_rows) disconnected_rows.erase(name);
       if (!find(name)) continue;
-      remove_server(name);
+      drop_link(name, keep_rows);
       removed.insert(name);
     }
     for (auto& [id, conn] : conns) {
@@ -731,7 +744,9 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
   std::uint64_t next_listener = 1;
 
   std::map<std::string, std::shared_ptr<ServerLink>> servers;
-  std::set<std::string> disconnected_on_purpose;
+  std::set<std::string> disconnected_on_purpose;  // for the errors of later calls
+  // disconnect_server's rows; a name is never both here and in `servers`.
+  std::map<std::string, ServerState> disconnected_rows;
   std::map<std::uint64_t, std::shared_ptr<Conn>> conns;
   std::vector<std::shared_ptr<ClientSession>> graveyard;
   std::vector<std::shared_ptr<Gate>> gates;
@@ -770,14 +785,18 @@ ConnectionStatus McpManager::connection_status(const std::string& name) const {
 }
 
 std::optional<ServerState> McpManager::server_state(const std::string& name) const {
-  const auto* s = impl_->find(name);
-  if (!s) return std::nullopt;
-  return impl_->state_of(*s);
+  if (const auto* s = impl_->find(name)) return impl_->state_of(*s);
+  auto row = impl_->disconnected_rows.find(name);
+  if (row != impl_->disconnected_rows.end()) return row->second;
+  return std::nullopt;
 }
 
 std::vector<ServerState> McpManager::server_states() const {
   std::vector<ServerState> out;
   for (const auto& [name, s] : impl_->servers) out.push_back(impl_->state_of(*s));
+  for (const auto& [name, row] : impl_->disconnected_rows) out.push_back(row);
+  std::sort(out.begin(), out.end(),
+            [](const ServerState& a, const ServerState& b) { return a.name < b.name; });
   return out;
 }
 
@@ -815,7 +834,10 @@ void McpManager::reconnect_server(const std::string& name, std::function<void(St
   auto* s = m.find(name);
   std::optional<Error> refused;
   if (!s) {
-    refused = Error::make(ErrorCode::not_connected, server_prefix(name) + "unknown server");
+    refused = Error::make(ErrorCode::not_connected,
+                          server_prefix(name) + (m.disconnected_on_purpose.count(name)
+                                                     ? "was disconnected; reload to reconnect"
+                                                     : "unknown server"));
   } else if (s->last_error() && s->last_error()->code == ErrorCode::invalid_config) {
     refused = *s->last_error();
   }
@@ -829,7 +851,11 @@ void McpManager::reconnect_server(const std::string& name, std::function<void(St
 }
 
 void McpManager::disconnect_server(const std::string& name, std::function<void()> done) {
-  impl_->disconnect({name}, std::move(done));
+  impl_->disconnect({name}, /*keep_rows=*/true, std::move(done));
+}
+
+void McpManager::remove_server(const std::string& name, std::function<void()> done) {
+  impl_->disconnect({name}, /*keep_rows=*/false, std::move(done));
 }
 
 void McpManager::disconnect_all(std::function<void()> done) {
@@ -837,7 +863,8 @@ void McpManager::disconnect_all(std::function<void()> done) {
   ++m.epoch_;
   std::vector<std::string> names;
   for (const auto& [name, s] : m.servers) names.push_back(name);
-  m.disconnect(std::move(names), std::move(done));
+  m.disconnected_rows.clear();
+  m.disconnect(std::move(names), /*keep_rows=*/false, std::move(done));
   // Every gate still open answers now with what it has (its servers are gone).
   m.check_gates();
 }

@@ -280,6 +280,11 @@ void ServerLink::open_connection(const ServerConfig& resolved) {
   };
   // Closes go through the owner, which tracks every session until it has closed.
   co.on_close = owner_.session_close_handler(attempt);
+  if (const auto& on_message = owner_.options().on_message) {
+    co.message_tap = [on_message, name = name_](MessageDirection direction, const json& message) {
+      on_message(name, direction, message);
+    };
+  }
 
   stage_ = Stage::connecting;
   auto made = connect_to_server(

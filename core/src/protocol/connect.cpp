@@ -23,9 +23,9 @@ std::optional<std::vector<Root>> roots_for(const ServerConfig& config,
   return roots_from_directories(chosen->directories);
 }
 
-Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
-                                                  const ConnectServices& services,
-                                                  const ConnectOptions& options) {
+Result<std::unique_ptr<Transport>> make_untapped_transport(const ServerConfig& config,
+                                                           const ConnectServices& services,
+                                                           const ConnectOptions& options) {
   if (services.transport_factory) {
     auto made = services.transport_factory(config);
     if (made.ok() && !made.value()) {
@@ -70,6 +70,16 @@ Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
   return Error::make(ErrorCode::internal, server_prefix(config.name) + "unknown transport");
 }
 
+Result<std::unique_ptr<Transport>> make_transport(const ServerConfig& config,
+                                                  const ConnectServices& services,
+                                                  const ConnectOptions& options) {
+  auto made = make_untapped_transport(config, services, options);
+  if (made.ok() && options.message_tap) {
+    return make_tapped_transport(std::move(made.value()), options.message_tap);
+  }
+  return made;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<ClientSession>> connect_to_server(
@@ -100,6 +110,7 @@ Result<std::shared_ptr<ClientSession>> connect_to_server(
   what.options.cwd = options.cwd;
   what.options.max_message_bytes = options.max_message_bytes;
   what.options.max_json_nesting_levels = options.max_json_nesting_levels;
+  what.options.message_tap = options.message_tap;
   auto again = std::make_shared<const Respawn>(std::move(what));
   client.respawn = [again]() -> Result<std::unique_ptr<Transport>> {
     return make_transport(again->config, again->services, again->options);

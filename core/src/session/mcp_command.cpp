@@ -638,8 +638,10 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     for (const auto& st : m->server_states()) {
       if (st.status == ConnectionStatus::connected) before.insert(st.name);
       if (!wanted.count(st.name)) {
-        m->disconnect_server(st.name);
-        out << "Disconnected " << q(st.name) << ".\n";
+        // Gone from the config: forgotten, not left as a disconnected row.
+        const bool was_row = st.phase == ServerPhase::disconnected && !st.last_error;
+        m->remove_server(st.name);
+        if (!was_row) out << "Disconnected " << q(st.name) << ".\n";
       }
     }
     Done reply = guarded(std::move(done));

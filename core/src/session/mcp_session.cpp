@@ -30,7 +30,9 @@ void ProxyMcpTool::call(json arguments, ToolCallOptions options, ToolDone done) 
                         ": the parent session has shut down its MCP connections"),
         std::move(done));
   }
-  if (!parent->server_state(info_.server)) {
+  // Unknown, or a row left by disconnect_server (disconnected without an error).
+  const auto state = parent->server_state(info_.server);
+  if (!state || (state->phase == ServerPhase::disconnected && !state->last_error)) {
     return post_error_result(
         executor_,
         Error::make(ErrorCode::not_connected, "Server " + q(info_.server) +
