@@ -49,7 +49,9 @@ class ToolRegistry {
   bool remove_tool(const std::string& name);
 
   // Replaces every tool that came from MCP with `tools` (each wrapped under its name) and
-  // fires the changed listeners once. Host tools are untouched.
+  // fires the changed listeners once. Host tools are untouched. A tool object that was
+  // already registered under the same name keeps its entry, so a refresh after one server
+  // changed allocates only for that server's tools.
   void refresh_mcp_tools(const std::vector<std::shared_ptr<McpTool>>& tools);
   // The same for tools that are MCP-owned without being McpTools (child-session proxies).
   void refresh_mcp_tools(const std::vector<ToolPtr>& tools);
@@ -82,7 +84,11 @@ class ToolRegistry {
 
   Executor& executor_;
   std::map<std::string, ToolPtr> host_;
-  std::map<std::string, ToolPtr> mcp_;  // visible or not (a host tool may shadow one)
+  struct McpEntry {
+    ToolPtr tool;
+    const McpTool* source = nullptr;  // the McpTool it wraps (refresh keeps unchanged ones)
+  };
+  std::map<std::string, McpEntry> mcp_;  // visible or not (a host tool may shadow one)
   std::uint64_t generation_ = 0;
   std::uint64_t next_listener_ = 1;
   std::map<std::uint64_t, std::function<void()>> listeners_;

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,16 +85,47 @@ class McpToolHost {
                                    std::function<void(Status)> done) = 0;
 };
 
+// An immutable JSON value, shared: every tool object built from one listed definition
+// (a rename after a name collision, a deferred <-> live switch, a child session's proxy)
+// points at the same value instead of copying it. Reads like a `const json&`.
+class SharedJson {
+ public:
+  SharedJson() = default;  // null
+  SharedJson(json value);  // NOLINT(google-explicit-constructor): takes the value over
+  explicit SharedJson(std::shared_ptr<const json> value) : value_(std::move(value)) {}
+
+  const json& get() const { return value_ ? *value_ : null_value(); }
+  operator const json&() const { return get(); }  // NOLINT(google-explicit-constructor)
+  const json& operator*() const { return get(); }
+  const json* operator->() const { return &get(); }
+  template <class Key>
+  json::const_iterator find(Key&& key) const {
+    return get().find(std::forward<Key>(key));
+  }
+  json::const_iterator end() const { return get().end(); }
+  const std::shared_ptr<const json>& shared() const { return value_; }
+
+  friend bool operator==(const SharedJson& a, const SharedJson& b) {
+    return a.value_ == b.value_ || a.get() == b.get();
+  }
+  friend bool operator==(const SharedJson& a, const json& b) { return a.get() == b; }
+  friend std::ostream& operator<<(std::ostream& out, const SharedJson& v) { return out << v.get(); }
+
+ private:
+  static const json& null_value();
+  std::shared_ptr<const json> value_;
+};
+
 struct McpToolInfo {
   std::string name;         // mcp_<server>_<tool>, unique in its set
   std::string raw_name;     // the server's own tool name
   std::string server;
   std::string description;
-  json input_schema;        // passed through unchanged ({"type":"object"} when absent)
+  SharedJson input_schema;  // passed through unchanged ({"type":"object"} when absent)
   std::string label;        // <server>/<tool>
   std::string path;         // "mcp:<server> via <provider display name>", or "mcp:<server>"
   bool deferred = false;    // built from the cache; waits for the connection first
-  json definition;          // the raw definition as listed
+  SharedJson definition;    // the raw definition as listed
 };
 
 struct ToolBuildOptions {
@@ -137,9 +169,14 @@ struct ServerTools {
 // Applies each server's include/exclude filters, names the remaining tools across all
 // servers (collisions resolved as tool_names.hpp says; filtered-out tools claim no name),
 // and returns them sorted by name. Definitions that are not objects with a string `name`
-// are skipped. Deferred servers give DeferredMcpTools.
+// are skipped. Deferred servers give DeferredMcpTools. The rvalue overload moves the
+// definitions into the tools instead of copying them.
 std::vector<std::shared_ptr<McpTool>> build_mcp_tools(Executor& executor,
                                                       const std::vector<ServerTools>& servers,
+                                                      std::weak_ptr<McpToolHost> host,
+                                                      const ToolBuildOptions& options = {});
+std::vector<std::shared_ptr<McpTool>> build_mcp_tools(Executor& executor,
+                                                      std::vector<ServerTools>&& servers,
                                                       std::weak_ptr<McpToolHost> host,
                                                       const ToolBuildOptions& options = {});
 

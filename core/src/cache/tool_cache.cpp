@@ -100,16 +100,22 @@ std::string server_label(const std::string& name) { return "server \"" + name + 
 
 std::string encode_cache_entry(const ServerConfig& config, const json& server_info,
                                const std::vector<json>& tools, std::int64_t now_ms) {
-  json entry = json::object();
-  entry["version"] = kToolCacheVersion;
-  entry["configHash"] = config_hash(config);
-  entry["serverInfo"] = server_info;
-  json list = json::array();
-  for (const auto& t : tools) list.push_back(t);
-  entry["tools"] = std::move(list);
-  entry["savedAt"] = now_ms;
+  // The text of {"version", "configHash", "serverInfo", "tools", "savedAt"} as json::dump
+  // writes it (keys sorted, no spaces), written piece by piece: the tools are dumped where
+  // they are, never copied into an entry object first.
   // Server text may hold invalid UTF-8; replacing it keeps dump() from throwing.
-  return entry.dump(-1, ' ', false, json::error_handler_t::replace);
+  const auto dump = [](const json& v) {
+    return v.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  std::string out = "{\"configHash\":" + dump(json(config_hash(config))) +
+                    ",\"savedAt\":" + std::to_string(now_ms) +
+                    ",\"serverInfo\":" + dump(server_info) + ",\"tools\":[";
+  for (std::size_t i = 0; i < tools.size(); ++i) {
+    if (i > 0) out.push_back(',');
+    out += dump(tools[i]);
+  }
+  out += "],\"version\":" + std::to_string(kToolCacheVersion) + "}";
+  return out;
 }
 
 std::optional<CachedTools> decode_cache_entry(std::string_view text, const ServerConfig& config,

@@ -16,6 +16,7 @@
 
 #include "mcprt/manager.hpp"
 #include "server_link.hpp"
+#include "tools/tool_set.hpp"
 #include "util/local_error.hpp"
 
 namespace mcprt {
@@ -127,6 +128,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
 
   void init() {
     host = std::make_shared<Host>(weak_from_this(), *services_.executor);
+    tool_set = std::make_unique<detail::ToolSet>(*services_.executor, host, options_.tools);
     resolver_ = std::make_unique<ConnectTimeResolver>(*services_.executor, services_.shell_runner,
                                                       services_.env, services_.logger);
     if (services_.cache_store && services_.wall_clock) {
@@ -179,7 +181,10 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     emit_status(std::move(ev));
   }
 
-  void slice_changed() override { rebuild_tools(); }
+  void slice_changed(const ServerLink& link) override {
+    update_slice(link);
+    fire_tools_changed();
+  }
   void link_settled() override { check_gates(); }
   void connection_settled(const std::string& server, const Status& status) override {
     settle_connection_waiters(server, status);
@@ -204,10 +209,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     return it == servers.end() ? nullptr : it->second.get();
   }
 
-  std::size_t tool_count(const std::string& name) const {
-    return static_cast<std::size_t>(std::count_if(
-        tools.begin(), tools.end(), [&](const auto& t) { return t->info().server == name; }));
-  }
+  std::size_t tool_count(const std::string& name) const { return tool_set->count(name); }
 
   ServerState state_of(const ServerLink& s) const { return s.state(tool_count(s.name())); }
 
@@ -242,20 +244,15 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     });
   }
 
-  void rebuild_tools() {
-    std::vector<ServerTools> slices;
-    for (auto& [name, s] : servers) {
-      if (!s->has_slice()) continue;
-      ServerTools st;
-      st.server = name;
-      st.config = &s->config();
-      st.source = s->config().source;
-      st.definitions = s->definitions();
-      st.deferred = s->slice_deferred();
-      slices.push_back(std::move(st));
+  // That server's part of the tool set follows its link's slice: O(its own tools), the
+  // other servers' tool objects untouched (SPEC §5.3).
+  void update_slice(const ServerLink& link) {
+    if (link.has_slice()) {
+      tool_set->replace(link.name(), &link.config(), link.config().source, link.definitions(),
+                        link.slice_deferred());
+    } else {
+      tool_set->remove(link.name());
     }
-    tools = build_mcp_tools(ex(), slices, host, options_.tools);
-    fire_tools_changed();
   }
 
   // ---------------------------------------------------------------- connect_servers
@@ -365,7 +362,10 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
         continue;
       }
       if (s->phase() == ServerPhase::needs_auth) {
-        if (s->install_cached_slice()) installed = true;
+        if (s->install_cached_slice()) {
+          update_slice(*s);
+          installed = true;
+        }
         r.needs_auth.push_back(name);
         if (!r.errors.count(name)) r.errors[name] = s->needs_auth_error();
         continue;
@@ -378,15 +378,18 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
         }
         continue;
       }
-      if (s->install_cached_slice()) installed = true;
+      if (s->install_cached_slice()) {
+        update_slice(*s);
+        installed = true;
+      }
       if (s->has_slice()) {
         r.deferred.push_back(name);
       } else {
         r.pending.push_back(name);
       }
     }
-    if (installed) rebuild_tools();
-    r.tools = tools;
+    if (installed) fire_tools_changed();  // one event for every slice the gate installed
+    r.tools = tool_set->tools();
     ex().post([weak = weak_from_this(), done = std::move(gate->done), r = std::move(r)]() mutable {
       auto self = weak.lock();
       if (!self || self->destroyed || !done) return;
@@ -658,7 +661,10 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     Error gone = Error::make(ErrorCode::not_connected, server_prefix(name) + "was disconnected");
     for (auto& fn : attempt_waiters) post_fn([fn = std::move(fn), gone] { fn(Status(gone)); });
     settle_connection_waiters(name, Status(gone));
-    if (had_slice) rebuild_tools();
+    if (had_slice) {
+      tool_set->remove(name);
+      fire_tools_changed();
+    }
     if (old_phase != ServerPhase::disconnected) {
       StatusEvent ev;
       ev.server = name;
@@ -725,7 +731,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     conns.clear();
     graveyard.clear();
     servers.clear();
-    tools.clear();
+    tool_set->clear();  // no event: nobody may be told anything once the manager is gone
     resolver_.reset();
   }
 
@@ -757,7 +763,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
   };
   std::map<std::uint64_t, PendingCall> calls;  // tools/call in flight
   std::uint64_t next_call = 1;
-  std::vector<std::shared_ptr<McpTool>> tools;
+  std::unique_ptr<detail::ToolSet> tool_set;
   bool tools_changed_posted = false;
   std::map<std::uint64_t, std::function<void()>> tools_listeners;
   std::map<std::uint64_t, std::function<void(const StatusEvent&)>> status_listeners;
@@ -806,17 +812,12 @@ std::map<std::string, SourceInfo> McpManager::sources() const {
   return out;
 }
 
-const std::vector<std::shared_ptr<McpTool>>& McpManager::tools() const { return impl_->tools; }
+const std::vector<std::shared_ptr<McpTool>>& McpManager::tools() const {
+  return impl_->tool_set->tools();
+}
 
 std::shared_ptr<McpTool> McpManager::find_tool(const std::string& name) const {
-  auto it = std::lower_bound(impl_->tools.begin(), impl_->tools.end(), name,
-                             [](const auto& t, const std::string& n) { return t->name() < n; });
-  if (it != impl_->tools.end() && (*it)->name() == name) return *it;
-  // build_mcp_tools promises sorted output; fall back to a scan if it ever is not.
-  for (const auto& t : impl_->tools) {
-    if (t->name() == name) return t;
-  }
-  return nullptr;
+  return impl_->tool_set->find(name);
 }
 
 std::shared_ptr<ClientSession> McpManager::connection(const std::string& name) const {
@@ -861,6 +862,11 @@ void McpManager::remove_server(const std::string& name, std::function<void()> do
 void McpManager::disconnect_all(std::function<void()> done) {
   Impl& m = *impl_;
   ++m.epoch_;
+  // Every slice goes at once, with one event; removing the servers below touches no tool.
+  if (!m.tool_set->empty()) {
+    m.tool_set->clear();
+    m.fire_tools_changed();
+  }
   std::vector<std::string> names;
   for (const auto& [name, s] : m.servers) names.push_back(name);
   m.disconnected_rows.clear();

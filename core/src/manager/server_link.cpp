@@ -9,6 +9,7 @@
 
 #include "mcprt/json_object.hpp"
 #include "mcprt/connect.hpp"
+#include "tools/tool_set.hpp"
 #include "util/local_error.hpp"
 
 namespace mcprt::detail {
@@ -112,12 +113,12 @@ Error ServerLink::disconnected_error() const {
 
 // ------------------------------------------------------------------ the slice
 
-void ServerLink::set_slice(std::vector<json> defs, bool deferred, bool from_cache) {
+void ServerLink::set_slice(std::vector<SharedJson> defs, bool deferred, bool from_cache) {
   has_slice_ = true;
   definitions_ = std::move(defs);
   slice_deferred_ = deferred;
   slice_from_cache_ = from_cache;
-  owner_.slice_changed();
+  owner_.slice_changed(*this);
 }
 
 void ServerLink::drop_slice() {
@@ -125,18 +126,18 @@ void ServerLink::drop_slice() {
   has_slice_ = false;
   definitions_.clear();
   slice_from_cache_ = false;
-  owner_.slice_changed();
+  owner_.slice_changed(*this);
 }
 
 void ServerLink::mark_slice_deferred() {
   if (!has_slice_ || slice_deferred_) return;
   slice_deferred_ = true;
-  owner_.slice_changed();
+  owner_.slice_changed(*this);
 }
 
 bool ServerLink::install_cached_slice() {
   if (has_slice_ || cache_ != CacheState::hit) return false;
-  // Installed without an event: the gate rebuilds the tool set once for all servers.
+  // Installed without an event: the gate updates the tool set and fires one event for all.
   has_slice_ = true;
   definitions_ = cached_definitions_;
   slice_deferred_ = true;
@@ -175,7 +176,7 @@ void ServerLink::start_cache_load() {
     if (!self || self->hash_ != hash || self->cache_ != CacheState::loading) return;
     if (hit) {
       self->cache_ = CacheState::hit;
-      self->cached_definitions_ = std::move(hit->tools);
+      self->cached_definitions_ = detail::share_definitions(std::move(hit->tools));
       self->cached_saved_at_ms_ = hit->saved_at_ms;
       if (hit->server_info.is_object()) {
         self->cached_server_info_ = std::move(hit->server_info);
@@ -350,7 +351,10 @@ std::optional<std::vector<json>> ServerLink::fresh_cached_tools() const {
   if (age < 0 || age >= std::min<std::int64_t>(ttl.get<std::int64_t>(), kMaxCacheTtlMs)) {
     return std::nullopt;
   }
-  return cached_definitions_;
+  std::vector<json> tools;  // adopt_tools takes its own copy (rare: SEP-2549 fresh entries)
+  tools.reserve(cached_definitions_.size());
+  for (const SharedJson& d : cached_definitions_) tools.push_back(d.get());
+  return tools;
 }
 
 void ServerLink::on_listed(Result<std::vector<json>> listed, bool from_cache) {
@@ -361,7 +365,7 @@ void ServerLink::on_listed(Result<std::vector<json>> listed, bool from_cache) {
   last_error_.reset();
   stderr_tail_.clear();
   if (!from_cache) save_cache(listed.value());
-  set_slice(std::move(listed.value()), false, false);
+  set_slice(detail::share_definitions(std::move(listed.value())), false, false);
   set_phase(ServerPhase::connected);
   settle_attempt_waiters(Status());
   owner_.connection_settled(name_, Status());
@@ -572,7 +576,7 @@ void ServerLink::relist() {
                        " (re-listing tools after tools/list_changed)");
     } else {
       self->save_cache(listed.value());
-      self->set_slice(std::move(listed.value()), false, false);
+      self->set_slice(detail::share_definitions(std::move(listed.value())), false, false);
     }
     if (self->relist_again_) {
       self->relist_again_ = false;

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "mcprt/manager.hpp"
+#include "mcprt/tools.hpp"
 
 namespace mcprt::detail {
 
@@ -62,7 +63,9 @@ class LinkOwner {
 
   // Events.
   virtual void phase_changed(const ServerLink& link, const std::optional<Error>& error) = 0;
-  virtual void slice_changed() = 0;
+  // The link's slice (has_slice, definitions, slice_deferred) changed: the owner updates
+  // that server's part of the tool set only.
+  virtual void slice_changed(const ServerLink& link) = 0;
   // The link reached a state a gate may be waiting for.
   virtual void link_settled() = 0;
   // Connected (ok) or given up for now (error): connection waiters learn it.
@@ -111,7 +114,7 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   // The tool-set slice: definitions as listed (or from the cache), deferred while not live.
   bool has_slice() const { return has_slice_; }
   bool slice_deferred() const { return slice_deferred_; }
-  const std::vector<json>& definitions() const { return definitions_; }
+  const std::vector<SharedJson>& definitions() const { return definitions_; }
 
   // connect_servers: adopt `config` (a changed config resets the hash) and source metadata.
   void update_config(ServerConfig config);
@@ -150,7 +153,7 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
 
  private:
   void set_phase(ServerPhase phase, std::optional<Error> error = std::nullopt);
-  void set_slice(std::vector<json> defs, bool deferred, bool from_cache);
+  void set_slice(std::vector<SharedJson> defs, bool deferred, bool from_cache);
   void drop_slice();
   void mark_slice_deferred();
   // The link if `attempt` is still its current attempt of the owner's current epoch.
@@ -205,10 +208,10 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   bool has_slice_ = false;
   bool slice_deferred_ = false;
   bool slice_from_cache_ = false;
-  std::vector<json> definitions_;
+  std::vector<SharedJson> definitions_;  // shared with the tools built from them
 
   CacheState cache_ = CacheState::off;
-  std::vector<json> cached_definitions_;
+  std::vector<SharedJson> cached_definitions_;
 
   ScopedTimer retry_timer_;
   ScopedTimer health_timer_;

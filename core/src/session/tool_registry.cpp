@@ -47,26 +47,52 @@ bool ToolRegistry::remove_tool(const std::string& name) {
 }
 
 void ToolRegistry::refresh_mcp_tools(const std::vector<std::shared_ptr<McpTool>>& tools) {
-  std::vector<ToolPtr> wrapped;
-  wrapped.reserve(tools.size());
-  for (const auto& t : tools) {
-    if (t) wrapped.push_back(std::make_shared<RegisteredMcpTool>(t));
+  // The manager's set is sorted by unique names: merge it into mcp_ in place. Anything
+  // else (unsorted, duplicate names) takes the general path below.
+  bool sorted = true;
+  for (std::size_t i = 0; i < tools.size() && sorted; ++i) {
+    sorted = tools[i] && !tools[i]->name().empty() &&
+             (i == 0 || tools[i - 1]->name() < tools[i]->name());
   }
-  refresh_mcp_tools(wrapped);
+  if (!sorted) {
+    std::vector<ToolPtr> wrapped;
+    wrapped.reserve(tools.size());
+    for (const auto& t : tools) {
+      if (t) wrapped.push_back(std::make_shared<RegisteredMcpTool>(t));
+    }
+    refresh_mcp_tools(wrapped);  // (sources unknown: the next refresh wraps anew)
+    return;
+  }
+  auto it = mcp_.begin();
+  for (const auto& t : tools) {
+    const std::string& name = t->name();
+    while (it != mcp_.end() && it->first < name) it = mcp_.erase(it);
+    if (it != mcp_.end() && it->first == name) {
+      if (it->second.source != t.get()) {
+        it->second = {std::make_shared<RegisteredMcpTool>(t), t.get()};
+      }
+      ++it;
+    } else {
+      mcp_.emplace_hint(it, name, McpEntry{std::make_shared<RegisteredMcpTool>(t), t.get()});
+    }
+  }
+  mcp_.erase(it, mcp_.end());
+  changed();
 }
 
 void ToolRegistry::refresh_mcp_tools(const std::vector<ToolPtr>& tools) {
   // Everything MCP-owned goes, whatever its name; host tools stay.
   mcp_.clear();
   for (const auto& t : tools) {
-    if (t && !t->name().empty()) mcp_.emplace(t->name(), t);  // first of a name wins
+    // The first of a name wins.
+    if (t && !t->name().empty()) mcp_.emplace(t->name(), McpEntry{t, nullptr});
   }
   changed();
 }
 
 ToolPtr ToolRegistry::find(const std::string& name) const {
   if (auto it = host_.find(name); it != host_.end()) return it->second;
-  if (auto it = mcp_.find(name); it != mcp_.end()) return it->second;
+  if (auto it = mcp_.find(name); it != mcp_.end()) return it->second.tool;
   return nullptr;
 }
 
@@ -85,7 +111,7 @@ std::vector<ToolPtr> ToolRegistry::tools() const {
       if (m != mcp_.end() && h->first == m->first) ++m;
       out.push_back((h++)->second);
     } else {
-      out.push_back((m++)->second);
+      out.push_back((m++)->second.tool);
     }
   }
   return out;

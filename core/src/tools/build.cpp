@@ -1,64 +1,112 @@
 // build_mcp_tools (SPEC §6): every server's raw definitions → named, filtered, sorted
 // McpTools. Naming runs over the exposed tools of all servers at once, so a collision
-// between servers is settled the same way as one inside a server.
+// between servers is settled the same way as one inside a server. The manager keeps its
+// tool set incrementally (ToolSet, tool_set.hpp) out of the same pieces.
 
 #include <algorithm>
 #include <utility>
 
-#include "util/sort_order.hpp"
 #include "mcprt/json_object.hpp"
 #include "mcprt/tools.hpp"
+#include "tools/tool_set.hpp"
+#include "util/sort_order.hpp"
 
 namespace mcprt {
+
+const json& SharedJson::null_value() {
+  static const json kNull;
+  return kNull;
+}
+
+SharedJson::SharedJson(json value) : value_(std::make_shared<const json>(std::move(value))) {}
+
+namespace detail {
+
+namespace {
+
+// {"type":"object"}: the schema of every tool that has none, shared by all of them.
+const std::shared_ptr<const json>& default_input_schema() {
+  static const auto kSchema = std::make_shared<const json>(json_object({{"type", "object"}}));
+  return kSchema;
+}
+
+}  // namespace
+
+const std::string* exposed_tool_name(const json& def, const ServerConfig* config,
+                                     const ToolBuildOptions& /*options*/) {
+  // tools/list already drops nameless entries; cached or host-supplied lists might not.
+  if (!def.is_object()) return nullptr;
+  auto name = def.find("name");
+  if (name == def.end() || !name->is_string()) return nullptr;
+  const std::string& raw = name->get_ref<const std::string&>();
+  if (config && !tool_passes_filters(*config, raw)) return nullptr;
+  return &raw;
+}
+
+std::shared_ptr<McpTool> make_mcp_tool(Executor& executor, const std::string& server,
+                                       const SourceInfo& source, bool deferred,
+                                       const SharedJson& definition, const std::string& raw_name,
+                                       std::string name, const std::weak_ptr<McpToolHost>& host,
+                                       const ToolBuildOptions& options) {
+  const json& def = definition.get();
+  McpToolInfo info;
+  info.name = std::move(name);
+  info.raw_name = raw_name;
+  info.server = server;
+  if (auto it = def.find("description"); it != def.end() && it->is_string()) {
+    info.description = it->get<std::string>();
+  }
+  if (auto it = def.find("inputSchema"); it != def.end() && it->is_object()) {
+    // Points into the shared definition (the aliasing constructor): no copy.
+    info.input_schema = SharedJson(std::shared_ptr<const json>(definition.shared(), &*it));
+  } else {
+    info.input_schema = SharedJson(default_input_schema());
+  }
+  info.label = server + "/" + raw_name;
+  info.path = "mcp:" + server;
+  if (!source.provider_name.empty()) info.path += " via " + source.provider_name;
+  info.deferred = deferred;
+  info.definition = definition;
+  if (deferred) {
+    return std::make_shared<DeferredMcpTool>(executor, std::move(info), host,
+                                             options.max_result_bytes);
+  }
+  return std::make_shared<McpTool>(executor, std::move(info), host, options.max_result_bytes);
+}
+
+std::vector<SharedJson> share_definitions(std::vector<json> definitions) {
+  std::vector<SharedJson> out;
+  out.reserve(definitions.size());
+  for (json& d : definitions) out.emplace_back(std::move(d));
+  return out;
+}
+
+}  // namespace detail
 
 namespace {
 
 struct Candidate {
   const ServerTools* server;
-  const json* definition;
+  SharedJson definition;
   std::string raw_name;
 };
 
-McpToolInfo make_info(const Candidate& c, std::string name) {
-  const json& def = *c.definition;
-  McpToolInfo info;
-  info.name = std::move(name);
-  info.raw_name = c.raw_name;
-  info.server = c.server->server;
-  if (auto it = def.find("description"); it != def.end() && it->is_string()) {
-    info.description = it->get<std::string>();
-  }
-  if (auto it = def.find("inputSchema"); it != def.end() && it->is_object()) {
-    info.input_schema = *it;
-  } else {
-    info.input_schema = json_object({{"type", "object"}});
-  }
-  info.label = info.server + "/" + info.raw_name;
-  info.path = "mcp:" + info.server;
-  if (!c.server->source.provider_name.empty()) {
-    info.path += " via " + c.server->source.provider_name;
-  }
-  info.deferred = c.server->deferred;
-  info.definition = def;
-  return info;
-}
-
-}  // namespace
-
-std::vector<std::shared_ptr<McpTool>> build_mcp_tools(Executor& executor,
-                                                      const std::vector<ServerTools>& servers,
-                                                      std::weak_ptr<McpToolHost> host,
-                                                      const ToolBuildOptions& options) {
+// `movable`: the same vector as `servers`, when its definitions may be moved out.
+std::vector<std::shared_ptr<McpTool>> build(Executor& executor,
+                                            const std::vector<ServerTools>& servers,
+                                            std::vector<ServerTools>* movable,
+                                            std::weak_ptr<McpToolHost> host,
+                                            const ToolBuildOptions& options) {
   std::vector<Candidate> candidates;
-  for (const auto& s : servers) {
-    for (const auto& def : s.definitions) {
-      // tools/list already drops nameless entries; cached or host-supplied lists might not.
-      if (!def.is_object()) continue;
-      auto name = def.find("name");
-      if (name == def.end() || !name->is_string()) continue;
-      const std::string& raw = name->get_ref<const std::string&>();
-      if (s.config && !tool_passes_filters(*s.config, raw)) continue;
-      candidates.push_back({&s, &def, raw});
+  for (std::size_t si = 0; si < servers.size(); ++si) {
+    const ServerTools& s = servers[si];
+    for (std::size_t di = 0; di < s.definitions.size(); ++di) {
+      const std::string* raw = detail::exposed_tool_name(s.definitions[di], s.config, options);
+      if (!raw) continue;
+      std::string raw_name = *raw;  // read before the definition may be moved away
+      SharedJson shared = movable ? SharedJson(std::move((*movable)[si].definitions[di]))
+                                  : SharedJson(s.definitions[di]);
+      candidates.push_back({&s, std::move(shared), std::move(raw_name)});
     }
   }
 
@@ -70,17 +118,30 @@ std::vector<std::shared_ptr<McpTool>> build_mcp_tools(Executor& executor,
   std::vector<std::shared_ptr<McpTool>> tools;
   tools.reserve(candidates.size());
   for (std::size_t i = 0; i < candidates.size(); ++i) {
-    McpToolInfo info = make_info(candidates[i], std::move(names[i]));
-    if (info.deferred) {
-      tools.push_back(std::make_shared<DeferredMcpTool>(executor, std::move(info), host,
-                                                        options.max_result_bytes));
-    } else {
-      tools.push_back(std::make_shared<McpTool>(executor, std::move(info), host,
-                                                options.max_result_bytes));
-    }
+    const Candidate& c = candidates[i];
+    tools.push_back(detail::make_mcp_tool(executor, c.server->server, c.server->source,
+                                          c.server->deferred, c.definition, c.raw_name,
+                                          std::move(names[i]), host, options));
   }
   detail::sort_by(tools, [](const auto& a, const auto& b) { return a->name() < b->name(); });
   return tools;
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<McpTool>> build_mcp_tools(Executor& executor,
+                                                      const std::vector<ServerTools>& servers,
+                                                      std::weak_ptr<McpToolHost> host,
+                                                      const ToolBuildOptions& options) {
+  return build(executor, servers, nullptr, std::move(host), options);
+}
+
+std::vector<std::shared_ptr<McpTool>> build_mcp_tools(Executor& executor,
+                                                      std::vector<ServerTools>&& servers,
+                                                      std::weak_ptr<McpToolHost> host,
+                                                      const ToolBuildOptions& options) {
+  // `servers` is ours (an rvalue): its definitions are moved out, never copied.
+  return build(executor, servers, &servers, std::move(host), options);
 }
 
 }  // namespace mcprt

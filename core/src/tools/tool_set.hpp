@@ -1,0 +1,87 @@
+#pragma once
+// The pieces build_mcp_tools and the manager's incremental tool set share, and the tool set
+// itself. Internal to core.
+//
+// ToolSet is the manager's merged tool set (SPEC §5.1 `tools`, §6), kept per server slice.
+// Replacing or removing one server's slice costs O(its tools · log all tools): its tools are
+// built around its shared definitions (never copied), and every other server's tool objects
+// stay as they are. The names are exactly those build_mcp_tools gives for the same slices:
+// while no two exposed tools share a plain name (make_tool_name), every tool carries its
+// plain name; when a change involves a collision (before or after it), the names of the
+// whole set are assigned again (strings only) and only the tools whose name changed are
+// built anew. The sorted vector is made when it is read after a change.
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mcprt/tools.hpp"
+
+namespace mcprt::detail {
+
+// The raw name of `definition` when it becomes a tool of a server with `config` (null = no
+// filter): an object with a string `name` that passes include/exclude. Else null.
+const std::string* exposed_tool_name(const json& definition, const ServerConfig* config,
+                                     const ToolBuildOptions& options);
+
+// One McpTool (a DeferredMcpTool when `deferred`) around a shared definition.
+std::shared_ptr<McpTool> make_mcp_tool(Executor& executor, const std::string& server,
+                                       const SourceInfo& source, bool deferred,
+                                       const SharedJson& definition, const std::string& raw_name,
+                                       std::string name, const std::weak_ptr<McpToolHost>& host,
+                                       const ToolBuildOptions& options);
+
+// Definitions as listed → shared immutable values (moved, not copied).
+std::vector<SharedJson> share_definitions(std::vector<json> definitions);
+
+class ToolSet {
+ public:
+  ToolSet(Executor& executor, std::weak_ptr<McpToolHost> host, ToolBuildOptions options);
+
+  // Installs `server`'s slice in place of the one it had (if any). `config` is read
+  // during the call only.
+  void replace(const std::string& server, const ServerConfig* config, const SourceInfo& source,
+               const std::vector<SharedJson>& definitions, bool deferred);
+  void remove(const std::string& server);
+  void clear();
+
+  bool empty() const { return by_name_.empty(); }
+  std::size_t count(const std::string& server) const;
+  // Every tool, sorted by name.
+  const std::vector<std::shared_ptr<McpTool>>& tools() const;
+  std::shared_ptr<McpTool> find(const std::string& name) const;
+
+ private:
+  struct Entry {
+    std::string raw;
+    std::string plain;  // make_tool_name(server, raw): the name unless it collides
+    SharedJson definition;
+    std::shared_ptr<McpTool> tool;
+  };
+  struct Slice {
+    SourceInfo source;
+    bool deferred = false;
+    std::vector<Entry> entries;
+  };
+
+  void claim(const std::string& plain);
+  void unclaim(const std::string& plain);
+  void drop_entries(Slice& slice);
+  std::shared_ptr<McpTool> make(const std::string& server, const Slice& slice, const Entry& e,
+                                std::string name) const;
+  void assign_all_names();
+
+  Executor& executor_;
+  std::weak_ptr<McpToolHost> host_;
+  ToolBuildOptions options_;
+  std::map<std::string, Slice> slices_;                      // by server
+  std::map<std::string, std::shared_ptr<McpTool>> by_name_;  // the merged set
+  std::map<std::string, std::size_t> plain_claims_;          // plain name → claimants
+  std::size_t contested_ = 0;                                // plain names with 2+ claimants
+  mutable std::vector<std::shared_ptr<McpTool>> sorted_;
+  mutable bool sorted_stale_ = false;
+};
+
+}  // namespace mcprt::detail
