@@ -99,17 +99,30 @@ const fmt = (x, digits = 0) =>
   Number.isFinite(x) ? x.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '–';
 const ratio = (a, b) => (Number.isFinite(a) && Number.isFinite(b) && b > 0 ? `${(a / b).toFixed(2)}×` : '–');
 
-// Runs a command that prints one JSON line; returns it parsed.
+// Runs a command that prints one JSON line; returns it parsed. A command that failed but
+// still printed its line (mcprt load: some servers failed) counts, with `failed: true`.
 function runJson(cmd, args, env = {}) {
-  const out = execFileSync(cmd, args, {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    maxBuffer: 256 * 1024 * 1024,
-    timeout: 600_000,
-  }).toString();
+  let out;
+  let failed = false;
+  try {
+    out = execFileSync(cmd, args, {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 256 * 1024 * 1024,
+      timeout: 600_000,
+    }).toString();
+  } catch (e) {
+    out = e.stdout ? e.stdout.toString() : '';
+    if (!out.trim().startsWith('{')) throw e;
+    failed = true;
+  }
   const lines = out.trim().split('\n');
-  return JSON.parse(lines[lines.length - 1]);
+  return { ...JSON.parse(lines[lines.length - 1]), ...(failed ? { failed } : {}) };
 }
+const failures = (list) => {
+  const n = list.filter((x) => x.failed || x.errors).length;
+  return n ? ` (${n} run${n > 1 ? 's' : ''} with failed servers)` : '';
+};
 
 // A config of `n` echo servers with `tools` tools and `delay` ms; a distinct env per entry
 // (identical endpoints would be deduplicated, SPEC §2.3).
@@ -202,8 +215,9 @@ const sections = {
       rows.push([label, fmt(e), fmt(med(list, 'cpuMs')), ratio(e, floor), extra]);
     };
     const tools = (x) => `${x.tools} tools${x.deferred ? `, ${x.deferred} deferred` : ''}`;
-    row('mcprt loader, cold', s.mcprt.map((x) => x.cold), tools(s.mcprt[0].cold));
-    row('mcprt loader, warm cache', s.mcprt.map((x) => x.warm), tools(s.mcprt[0].warm));
+    const cold = s.mcprt.map((x) => x.cold), warm = s.mcprt.map((x) => x.warm);
+    row('mcprt loader, cold', cold, tools(cold[0]) + failures(cold));
+    row('mcprt loader, warm cache', warm, tools(warm[0]) + failures(warm));
     if (s.cli) {
       for (const k of ['cold', 'warm']) {
         const list = s.cli.map((x) => x[k]);
@@ -237,7 +251,7 @@ const sections = {
       for (const t of ts) {
         const list = s[`${n}x${t}`];
         const cpu = med(list, 'cpuMs');
-        rows.push([`${n} × ${t}`, fmt(med(list, 'elapsedMs')), fmt(cpu), fmt((cpu * 1000) / n),
+        rows.push([`${n} × ${t}${failures(list)}`, fmt(med(list, 'elapsedMs')), fmt(cpu), fmt((cpu * 1000) / n),
           fmt((cpu * 1000) / (n * t), 1)]);
       }
     }

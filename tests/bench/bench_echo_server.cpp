@@ -22,10 +22,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
-
-#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -54,9 +53,8 @@ json tool_definition(int i) {
   const std::string n = std::to_string(i);
   return {
       {"name", name},
-      {"description", "Synthetic benchmark tool " + n +
-                          ": searches the records of collection " + n +
-                          " and returns the matching entries, newest first."},
+      {"description", "Synthetic benchmark tool " + n + ": searches the records of collection " +
+                          n + " and returns the matching entries, newest first."},
       {"inputSchema",
        {{"type", "object"},
         {"properties",
@@ -64,7 +62,9 @@ json tool_definition(int i) {
           {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"default", 20}}},
           {"order", {{"type", "string"}, {"enum", {"newest", "oldest", "relevance"}}}},
           {"fields",
-           {{"type", "array"}, {"items", {{"type", "string"}}}, {"description", "Fields to return"}}},
+           {{"type", "array"},
+            {"items", {{"type", "string"}}},
+            {"description", "Fields to return"}}},
           {"message", {{"type", "string"}, {"description", "Echoed back by tools/call"}}}}},
         {"required", {"query"}},
         {"additionalProperties", false}}},

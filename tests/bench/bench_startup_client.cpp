@@ -101,15 +101,24 @@ Args parse_args(int argc, char** argv) {
     }
     if (i + 1 >= argc) fail("missing value for " + k);
     const std::string v = argv[++i];
-    if (k == "--config") a.config = v;
-    else if (k == "--cache-dir") a.cache_dir = v;
-    else if (k == "--server") a.server = v;
-    else if (k == "--what") a.what = v;
-    else if (k == "--tools") a.tools = std::stoi(v);
-    else if (k == "--servers") a.servers = std::stoi(v);
-    else if (k == "--step") a.step = std::stoi(v);
-    else if (k == "--init-delay-ms") a.delay_ms = std::stol(v);
-    else fail("unknown option " + k);
+    if (k == "--config")
+      a.config = v;
+    else if (k == "--cache-dir")
+      a.cache_dir = v;
+    else if (k == "--server")
+      a.server = v;
+    else if (k == "--what")
+      a.what = v;
+    else if (k == "--tools")
+      a.tools = std::stoi(v);
+    else if (k == "--servers")
+      a.servers = std::stoi(v);
+    else if (k == "--step")
+      a.step = std::stoi(v);
+    else if (k == "--init-delay-ms")
+      a.delay_ms = std::stol(v);
+    else
+      fail("unknown option " + k);
   }
   return a;
 }
@@ -133,10 +142,13 @@ int run_load(const Args& a) {
   for (const auto& t : r.tools) deferred += t->info().deferred ? 1 : 0;
   const auto t1 = Clock::now();
   host.shutdown(mcprt::Millis(30000));
-  json out{{"elapsedMs", elapsed},          {"cpuMs", cpu},
-           {"tools", r.tools.size()},       {"deferred", deferred},
+  json out{{"elapsedMs", elapsed},
+           {"cpuMs", cpu},
+           {"tools", r.tools.size()},
+           {"deferred", deferred},
            {"connected", r.connected_servers.size()},
-           {"errors", r.errors.size()},     {"shutdownMs", ms_since(t1)}};
+           {"errors", r.errors.size()},
+           {"shutdownMs", ms_since(t1)}};
   std::cout << out.dump() << std::endl;
   return r.errors.empty() ? 0 : 1;
 }
@@ -183,8 +195,8 @@ int run_floor(const Args& a) {
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   const std::string tools = std::to_string(a.tools), delay = std::to_string(a.delay_ms);
   std::vector<char*> argv{const_cast<char*>(a.server.c_str()), const_cast<char*>("--tools"),
-                          const_cast<char*>(tools.c_str()), const_cast<char*>("--init-delay-ms"),
-                          const_cast<char*>(delay.c_str()), nullptr};
+                          const_cast<char*>(tools.c_str()),    const_cast<char*>("--init-delay-ms"),
+                          const_cast<char*>(delay.c_str()),    nullptr};
   pid_t pid = -1;
   if (int rc = ::posix_spawn(&pid, a.server.c_str(), &fa, nullptr, argv.data(), environ); rc != 0) {
     fail("cannot start " + a.server + ": " + std::strerror(rc));
@@ -197,16 +209,16 @@ int run_floor(const Args& a) {
       R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"0"}}})"
       "\n";
   if (!write_all(in[1], init) || !read_line(out[0], buf, line)) fail("initialize failed");
-  const std::string list =
-      R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
-      "\n"
-      R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"
-      "\n";
+  const std::string list = R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                           "\n"
+                           R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"
+                           "\n";
   if (!write_all(in[1], list) || !read_line(out[0], buf, line)) fail("tools/list failed");
   const double elapsed = ms_since(t0);
   const json listed = json::parse(line, nullptr, false);
   std::size_t count = 0;
-  if (listed.is_object() && listed.contains("result")) count = listed["result"].value("tools", json::array()).size();
+  if (listed.is_object() && listed.contains("result"))
+    count = listed["result"].value("tools", json::array()).size();
   ::close(in[1]);
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -286,8 +298,8 @@ int run_rss_client(const Args& a) {
 }
 
 int run_rss_runtime(const Args& a) {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("mcprt-bench-rss-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("mcprt-bench-rss-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   struct Cleanup {
     fs::path p;
