@@ -259,7 +259,9 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
     phase_ = Phase::closing;
     close_stdin();
     if (finishing_ || reaped_) return;  // the exit is already being reported
-    schedule_escalation(options_.stdin_close_grace, SIGTERM);
+    // A child that answered something may be finishing work: it gets the stdin grace. One
+    // that never wrote is still starting (or hung): nothing of it is worth waiting for.
+    schedule_escalation(spoke_ ? options_.stdin_close_grace : options_.silent_stdin_close_grace, SIGTERM);
   }
 
   std::string diagnostics_tail() const { return tail_.str(); }
@@ -339,6 +341,7 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
     out_reading_ = false;
     if (destroyed_ || ended_) return;
     if (n > 0) {
+      spoke_ = true;
       deliver(std::string_view(out_buf_.data(), n));
       if (destroyed_ || ended_) return;
     }
@@ -644,6 +647,7 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
   bool out_reading_ = false;
   bool err_reading_ = false;
   bool stdout_eof_ = false;
+  bool spoke_ = false;  // the child wrote to stdout at least once
   bool exit_known_ = false;
   bool reaped_ = false;
   bool finishing_ = false;  // exit known: waiting for the reads to come back, then drain

@@ -244,15 +244,39 @@ TEST_F(ProcessStreamTest, StdoutClosedWhileRunningEndsTheStreamAndTerminatesTheC
       << "state " << test::process_state(pid);
 }
 
-TEST_F(ProcessStreamTest, CloseEndsAChildThatExitsOnStdinEofWithoutSignals) {
-  auto s = launch(command("cat"));
-  ASSERT_TRUE(s);
+TEST_F(ProcessStreamTest, CloseEndsAChildThatExitsOnStdinEofWithoutSignalsOrWaitingOutTheGrace) {
+  // A grace far beyond the wait limit: the stream can only end in time if the exit itself
+  // ends it.
+  NativeProcessOptions slow = fast_options();
+  slow.stdin_close_grace = Millis(10 * 60 * 1000);
+  NativeProcessLauncher launcher(ex_, &log_, slow);
+  auto r = launcher.launch(command("cat"));
+  ASSERT_TRUE(r.ok()) << r.error();
+  auto s = std::move(r).value();
+  StreamRecorder rec;
+  s->start(rec.handlers());
+  ASSERT_TRUE(s->write("hello\n").ok());
+  ASSERT_TRUE(pump_until(ex_, [&] { return rec.data == "hello\n"; }));  // it answered
+  s->close();
+  ASSERT_TRUE(wait_closed(rec));
+  EXPECT_EQ(rec.closed->error.code, ErrorCode::closed);
+  EXPECT_EQ(rec.closed->exit_code, 0);  // exited on EOF: no signal was sent
+}
+
+TEST_F(ProcessStreamTest, CloseOfAChildThatNeverWroteSendsSigtermWithoutTheStdinGrace) {
+  // ignore_stdin_close stays up after EOF; it has written nothing (still "starting").
+  NativeProcessOptions slow = fast_options();
+  slow.stdin_close_grace = Millis(10 * 60 * 1000);
+  NativeProcessLauncher launcher(ex_, &log_, slow);
+  auto r = launcher.launch(scripted("ignore_stdin_close"));
+  ASSERT_TRUE(r.ok()) << r.error();
+  auto s = std::move(r).value();
   StreamRecorder rec;
   s->start(rec.handlers());
   s->close();
   ASSERT_TRUE(wait_closed(rec));
   EXPECT_EQ(rec.closed->error.code, ErrorCode::closed);
-  EXPECT_EQ(rec.closed->exit_code, 0);
+  EXPECT_EQ(rec.closed->exit_code, -SIGTERM);
 }
 
 TEST_F(ProcessStreamTest, CloseSendsSigtermWhenTheChildIgnoresStdinEof) {
@@ -260,6 +284,8 @@ TEST_F(ProcessStreamTest, CloseSendsSigtermWhenTheChildIgnoresStdinEof) {
   ASSERT_TRUE(s);
   StreamRecorder rec;
   s->start(rec.handlers());
+  ASSERT_TRUE(s->write(R"({"jsonrpc":"2.0","id":1,"method":"ping"})" "\n").ok());
+  ASSERT_TRUE(pump_until(ex_, [&] { return !rec.data.empty(); }));  // it answered: the grace applies
   s->close();
   ASSERT_TRUE(wait_closed(rec));
   EXPECT_EQ(rec.closed->error.code, ErrorCode::closed);

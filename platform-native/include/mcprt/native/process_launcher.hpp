@@ -25,7 +25,12 @@
 //      is reaped (signals are only sent before the reap, so a recycled pid is never hit)
 //  [x] close(): close stdin → wait stdin_close_grace → SIGTERM the group → wait
 //      sigterm_grace → SIGKILL the group; idempotent; on_closed once with
-//      ErrorCode::closed (exit_code set). Waits are timers on the loop, never sleeps.
+//      ErrorCode::closed (exit_code set), as soon as the child exited (a child that exits
+//      on stdin EOF ends the stream then, not after a grace). A child that has not written
+//      a byte to stdout yet (still starting, e.g. node loading its modules, or hung) gets
+//      silent_stdin_close_grace instead: it has no answer to finish, and waiting for it to
+//      boot only to read EOF held every one-shot run up by the whole stdin grace. Waits
+//      are timers on the loop, never sleeps.
 //  [x] destructor: SIGKILL the group and reap the child (waitpid after SIGKILL, which
 //      returns at once for anything but a process stuck in the kernel); no callbacks
 //  [ ] no pty, no Windows
@@ -49,6 +54,8 @@ namespace mcprt::native {
 struct NativeProcessOptions {
   // close(): after closing stdin, how long the child gets to exit on its own.
   Millis stdin_close_grace{1000};
+  // close() of a child that never wrote to stdout: how long before the SIGTERM.
+  Millis silent_stdin_close_grace{0};
   // close(): after SIGTERM to the group, how long before SIGKILL.
   Millis sigterm_grace{1000};
   // After stdout EOF, how long to wait for the exit code before ending the stream anyway.
