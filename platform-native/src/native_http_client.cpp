@@ -29,6 +29,7 @@
 #include <sys/socket.h>
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -745,41 +746,54 @@ class Transfer {
                        "HTTP " + request.method + " " + url_ + " failed: " + what, std::move(data));
   }
 
+  // One sentence: "HTTP POST <url> failed: <what happened>", the cause said once. curl's
+  // own text is added only where it knows more than the code (TLS, the unexpected); the
+  // code, its name and the OS errno stay in the error's data.
   Error curl_failure(CURLcode code) const {
     const bool head_seen = phase_ == Phase::body;
+    long os_errno = 0;
+    curl_easy_getinfo(easy_, CURLINFO_OS_ERRNO, &os_errno);
+    // "connection refused", "network is unreachable", ... (empty when curl has no errno).
+    std::string os_reason;
+    if (os_errno != 0) {
+      os_reason = std::error_code(static_cast<int>(os_errno), std::system_category()).message();
+      if (!os_reason.empty()) os_reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(os_reason[0])));
+    }
+    const std::string curl_said = error_buffer_[0] != '\0' ? std::string(error_buffer_) : curl_easy_strerror(code);
     std::string what;
     switch (code) {
       case CURLE_OK:  // finished without a final head: a connection closed mid-head
       case CURLE_GOT_NOTHING:
-        what = "the connection closed before a response arrived";
+        what = "the server closed the connection without answering";
         break;
       case CURLE_COULDNT_RESOLVE_HOST:
         what = "could not resolve host \"" + parsed_.host + "\"";
         break;
       case CURLE_COULDNT_CONNECT:
-        what = "could not connect (connection refused or host unreachable)";
+        what = "could not connect (" + (os_reason.empty() ? std::string("refused or unreachable") : os_reason) + ")";
         break;
       case CURLE_OPERATION_TIMEDOUT:
         what = "connecting timed out";
         break;
       case CURLE_SSL_CONNECT_ERROR:
-        what = "the TLS handshake failed";
+        what = "the TLS handshake failed (" + curl_said + ")";
         break;
       case CURLE_PEER_FAILED_VERIFICATION:
         what =
             "the server's TLS certificate could not be verified (untrusted, expired, or "
-            "issued for another name)";
+            "issued for another name: " + curl_said + ")";
         break;
       case CURLE_SSL_CACERT_BADFILE:
-        what = "the CA certificates could not be loaded";
+        what = "the CA certificates could not be loaded (" + curl_said + ")";
         break;
       case CURLE_SEND_ERROR:
-        what = "sending the request failed";
+        what = "sending the request failed" + (os_reason.empty() ? std::string() : " (" + os_reason + ")");
         break;
       case CURLE_RECV_ERROR:
       case CURLE_PARTIAL_FILE:
         what = head_seen ? "the connection broke before the response body was complete"
-                         : "the connection closed before a response arrived";
+                         : "the server closed the connection without answering";
+        if (!os_reason.empty()) what += " (" + os_reason + ")";
         break;
       case CURLE_WEIRD_SERVER_REPLY:
       case CURLE_UNSUPPORTED_PROTOCOL:
@@ -792,18 +806,14 @@ class Transfer {
                                std::to_string(reader_.limits().max_bytes) + " bytes)";
         break;
       default:
-        what = "the request failed";
+        what = "the request failed (" + curl_said + ")";
         break;
     }
-    std::string detail = curl_easy_strerror(code);
-    if (error_buffer_[0] != '\0') detail += ": " + std::string(error_buffer_);
     const HttpRequest& request = state_->request();
-    return Error::make(
-        ErrorCode::transport,
-        "HTTP " + request.method + " " + url_ + " failed: " + what + " [curl: " + detail + "]",
-        json{{"url", url_},
-             {"curl_error", curl_easy_strerror(code)},
-             {"curl_code", static_cast<int>(code)}});
+    json data = {{"url", url_}, {"curl_error", curl_easy_strerror(code)}, {"curl_code", static_cast<int>(code)}};
+    if (os_errno != 0) data["os_errno"] = os_errno;
+    return Error::make(ErrorCode::transport, "HTTP " + request.method + " " + url_ + " failed: " + what,
+                       std::move(data));
   }
 
   Error setup_error(const std::string& why) const {

@@ -661,9 +661,28 @@ TEST_F(NativeHttpClientTest, ConnectionRefusedIsATransportErrorNamingTheUrl) {
   ASSERT_FALSE(rec.done->ok());
   const Error& e = rec.done->error();
   EXPECT_EQ(e.code, ErrorCode::transport) << e;
-  EXPECT_TRUE(contains(e.message, "POST " + url)) << e;
-  EXPECT_TRUE(contains(e.message, "could not connect")) << e;
-  EXPECT_TRUE(contains(e.message, "[curl: ")) << e;
+  // One sentence: the request, the cause (the OS's reason), nothing said twice.
+  EXPECT_EQ(e.message, "HTTP POST " + url + " failed: could not connect (connection refused)") << e;
+  EXPECT_EQ(e.data.value("curl_code", 0), 7) << e;  // CURLE_COULDNT_CONNECT, for a program
+  EXPECT_EQ(rec.heads, 0);
+}
+
+TEST_F(NativeHttpClientTest, AServerThatClosesTheConnectionUnansweredIsNamedAsSuchOnce) {
+  server_.start();
+  client();
+  RawHttpServer hang_up([](RawHttpServer::Connection&) {});  // reads the head, then closes
+  const std::string url = hang_up.url("/mcp?token=s3cret");
+  HttpRequest r = get(url);
+  r.method = "POST";
+  Recorder rec;
+  auto handle = send(r, rec);
+  ASSERT_TRUE(wait_done(rec));
+  ASSERT_FALSE(rec.done->ok());
+  const Error& e = rec.done->error();
+  EXPECT_EQ(e.code, ErrorCode::transport) << e;
+  EXPECT_EQ(e.message, "HTTP POST " + hang_up.url("/mcp?token=***") +
+                           " failed: the server closed the connection without answering")
+      << e;
   EXPECT_EQ(rec.heads, 0);
 }
 

@@ -713,7 +713,7 @@ TEST_F(HttpTransportTest, Streamable_ARefusedResumeClosesTheTransport) {
   ASSERT_EQ(closes.size(), 1u);
   EXPECT_EQ(closes[0].code, ErrorCode::transport);
   EXPECT_EQ(closes[0].message, std::string("Server \"x\": GET ") + kUrl +
-                                   " failed: connection refused (the server is unreachable)");
+                                   " failed: connection refused");
   EXPECT_TRUE(received.empty());  // the request fails once, through on_close
 }
 
@@ -741,8 +741,7 @@ TEST_F(HttpTransportTest, Streamable_ABrokenGetStreamWhoseReconnectIsRefusedClos
   again->fail(Error::make(ErrorCode::transport, "connection refused"));
   ex.run_until_idle();
   ASSERT_EQ(closes.size(), 1u);
-  EXPECT_EQ(closes[0].message.rfind("Server \"x\": GET ", 0), 0u) << closes[0].message;
-  EXPECT_NE(closes[0].message.find("(the server is unreachable)"), std::string::npos);
+  EXPECT_EQ(closes[0].message, std::string("Server \"x\": GET ") + kUrl + " failed: connection refused");
 }
 
 TEST_F(HttpTransportTest, Streamable_AGetStreamReconnectThatTimesOutIsRetriedNotAClose) {
@@ -1126,7 +1125,7 @@ TEST_F(HttpTransportTest, Streamable_ARefusedPostClosesTheTransportNamingTheServ
   ASSERT_EQ(closes.size(), 1u);
   EXPECT_EQ(closes[0].code, ErrorCode::transport);
   EXPECT_EQ(closes[0].message, std::string("Server \"x\": POST ") + kUrl +
-                                   " failed: connection refused (the server is unreachable)");
+                                   " failed: connection refused");
   EXPECT_TRUE(received.empty());
   EXPECT_TRUE(call->aborted());
   EXPECT_FALSE(transport->send(rpc_request(3, "ping")).ok());
@@ -1441,8 +1440,7 @@ TEST_F(HttpTransportTest, Sse_ARefusedPostClosesTheTransport) {
   ASSERT_EQ(closes.size(), 1u);
   EXPECT_EQ(closes[0].code, ErrorCode::transport);
   EXPECT_EQ(closes[0].message,
-            "Server \"x\": POST http://mcp.test:8080/m failed: connection refused (the server "
-            "is unreachable)");
+            "Server \"x\": POST http://mcp.test:8080/m failed: connection refused");
   EXPECT_TRUE(received.empty());
   EXPECT_TRUE(stream->aborted());
 }
@@ -1459,7 +1457,7 @@ TEST_F(HttpTransportTest, Sse_ARefusedStreamClosesNamingTheServer) {
   ASSERT_EQ(closes.size(), 1u);
   EXPECT_EQ(closes[0].code, ErrorCode::transport);
   EXPECT_EQ(closes[0].message, std::string("Server \"x\": GET ") + kUrl +
-                                   " failed: connection refused (the server is unreachable)");
+                                   " failed: connection refused");
   EXPECT_EQ(http.all().size(), 1u);
 }
 

@@ -103,8 +103,9 @@
 // ErrorCode. A 5xx or a single timeout never closes the transport.
 //
 // TRANSPORT LOSS: when the server is evidently gone the transport closes itself, with
-// ErrorCode::transport and the cause: `Server "x": POST http://h/mcp failed: <the
-// platform's reason> (the server is unreachable)`. Then the RpcPeer fails every pending
+// ErrorCode::transport and the cause, said once: `Server "x": HTTP POST http://h/mcp
+// failed: could not connect (connection refused)` (the platform's message when it names
+// the request, else `POST <url> failed: <the platform's reason>`). Then the RpcPeer fails every pending
 // request exactly once (from on_close; no request also gets its own error) and the owner
 // (the manager) treats it as connection loss: reconnect with backoff and breaker. "Gone"
 // means: a request of any kind (a POST, a resume GET, the GET stream, the legacy stream)

@@ -6,6 +6,7 @@
 
 #include "framing/utf8.hpp"
 #include "mcprt/json_object.hpp"
+#include "mcprt/redact.hpp"
 #include "mcprt/url.hpp"
 
 namespace mcprt::detail {
@@ -420,8 +421,9 @@ void HttpCall::on_complete(Status status) {
         kind = redirect ? HttpFailure::Kind::not_followed : HttpFailure::Kind::connection_lost;
       }
       // Name the request once: a platform whose message already does (the native client
-      // says "HTTP POST <url> failed: ...") is not wrapped a second time.
-      if (e.message.find(url_) == std::string::npos) {
+      // says "HTTP POST <url> failed: ...") is not wrapped a second time. Its message was
+      // redacted when it was made, so a URL with a secret appears there masked.
+      if (e.message.find(url_) == std::string::npos && e.message.find(redact_secrets(url_)) == std::string::npos) {
         e.message = spec_.method + " " + url_ + " failed: " + e.message;
       }
       fail({std::move(e), 0, {}, kind});

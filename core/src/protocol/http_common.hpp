@@ -32,9 +32,6 @@ inline constexpr std::size_t kErrorBodyBytes = 1024;
 // a modern server puts there (-32022 with its supported versions, -32020, ...), which
 // the transport hands up as that request's response.
 inline constexpr std::size_t kModernErrorBodyBytes = 64 * 1024;
-// Appended to the platform's error when a request found no server and the transport closes
-// (http_transport.hpp, TRANSPORT LOSS).
-inline constexpr const char* kUnreachable = " (the server is unreachable)";
 
 class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
  public:

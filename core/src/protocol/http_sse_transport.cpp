@@ -264,8 +264,7 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
   }
 
   void lose_connection(const Error& cause) {
-    fail(Error::make(ErrorCode::transport, cause.message + kUnreachable,
-                     cause.data));
+    fail(Error::make(ErrorCode::transport, cause.message, cause.data));
   }
 
   void fail(Error error) {

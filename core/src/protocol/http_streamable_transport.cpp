@@ -1014,9 +1014,9 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // failed): close, so that every pending request fails once (the RpcPeer fails them on
   // on_close) and the owner reconnects.
   void lose_connection(const Error& cause) {
-    Error e = Error::make(ErrorCode::transport, cause.message + kUnreachable,
-                          cause.data);
-    fail_transport(conn_->named(std::move(e)));
+    // The cause already says what happened ("could not connect (connection refused)", "the
+    // server closed the connection without answering"): nothing is added to it.
+    fail_transport(conn_->named(Error::make(ErrorCode::transport, cause.message, cause.data)));
   }
 
   void fail_transport(Error error) {
