@@ -206,6 +206,38 @@ TEST_F(ManagerGate, Sec9_LateBackgroundToolLoadFailure_LoggedAfterTheGate) {
   EXPECT_THAT(tool_names(), IsEmpty());  // the cached tools of a server that failed are gone
 }
 
+TEST_F(ManagerGate, Tools_ThatRequireTaskSupportAreHiddenLiveAndCachedWithADebugLineNamingThem) {
+  json task_only = tool("render");
+  task_only["execution"] = {{"taskSupport", "required"}};
+  json optional_task = tool("search");
+  optional_task["execution"] = {{"taskSupport", "optional"}};
+  // "slow" is still listing at the gate: its tools come from the cache.
+  seed_cache(config("slow"), {tool("ping"), task_only});
+  serve("slow", {tool("ping"), task_only}, {"tools/list"});
+  serve("live", {tool("read"), task_only, optional_task});
+  start({config("live"), config("slow")});
+  ex.advance(options.startup_gate);
+  ASSERT_TRUE(gate.has_value());
+  EXPECT_EQ(tool_names_of(gate->tools),
+            (std::vector<std::string>{"mcp_live_read", "mcp_live_search", "mcp_slow_ping"}));
+  EXPECT_TRUE(log.has(LogLevel::debug, "Server \"live\": hides 1 tool that requires task support"));
+  EXPECT_TRUE(log.has(LogLevel::debug, "Server \"slow\": hides 1 tool that requires task support"));
+  EXPECT_TRUE(log.has(LogLevel::debug, "this host runs no tasks): render"));
+  // The cache keeps the raw list: a host with task support gets the tool from it.
+  EXPECT_THAT(store.entries().at(ToolCache::key_for("live")), HasSubstr("\"render\""));
+}
+
+TEST_F(ManagerGate, Tools_ThatRequireTaskSupportAreListedWhenTheHostDeclaresIt) {
+  options.tools.task_support = true;
+  json task_only = tool("render");
+  task_only["execution"] = {{"taskSupport", "required"}};
+  serve("live", {tool("read"), task_only});
+  start({config("live")});
+  ex.run_until_idle();
+  EXPECT_EQ(tool_names(), (std::vector<std::string>{"mcp_live_read", "mcp_live_render"}));
+  EXPECT_FALSE(log.has(LogLevel::debug, "task support"));
+}
+
 TEST_F(ManagerGate, Pipeline_SuccessfulListIsWrittenToTheCache) {
   serve("alpha", tools_of({"read"}));
   start({config("alpha")});

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <set>
@@ -290,6 +291,30 @@ TEST_F(ToolFixture, Build_DeferredServerGivesDeferredTools) {
   EXPECT_NE(dynamic_cast<DeferredMcpTool*>(tools[0].get()), nullptr);
   EXPECT_FALSE(tools[1]->info().deferred);
   EXPECT_EQ(dynamic_cast<DeferredMcpTool*>(tools[1].get()), nullptr);
+}
+
+TEST_F(ToolFixture, Build_HidesToolsThatRequireTaskSupportUnlessTheHostDeclaresIt) {
+  auto with_support = [](const char* name, const char* support) {
+    return json{{"name", name}, {"execution", {{"taskSupport", support}}}};
+  };
+  // Live and cached (deferred) slices alike.
+  std::vector<ServerTools> servers(2);
+  servers[0].server = "live";
+  servers[0].definitions = {with_support("needs_task", "required"), with_support("may_task", "optional"),
+                            with_support("no_task", "forbidden"), json{{"name", "plain"}},
+                            json{{"name", "odd"}, {"execution", "required"}}};
+  servers[1].server = "cached";
+  servers[1].deferred = true;
+  servers[1].definitions = {with_support("needs_task", "required"), json{{"name", "plain"}}};
+  EXPECT_EQ(names_of(build_mcp_tools(ex, servers, host)),
+            (std::vector<std::string>{"mcp_cached_plain", "mcp_live_may_task", "mcp_live_no_task",
+                                      "mcp_live_odd", "mcp_live_plain"}));
+  ToolBuildOptions tasks;
+  tasks.task_support = true;
+  auto all = names_of(build_mcp_tools(ex, servers, host, tasks));
+  EXPECT_EQ(all.size(), 7u);
+  EXPECT_NE(std::find(all.begin(), all.end(), "mcp_cached_needs_task"), all.end());
+  EXPECT_NE(std::find(all.begin(), all.end(), "mcp_live_needs_task"), all.end());
 }
 
 TEST_F(ToolFixture, Build_EmptyInputGivesNoTools) {

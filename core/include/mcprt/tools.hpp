@@ -131,7 +131,14 @@ struct McpToolInfo {
 struct ToolBuildOptions {
   std::size_t max_tool_name_length = kDefaultMaxToolNameLength;
   std::size_t max_result_bytes = kDefaultMaxResultBytes;
+  // The host runs MCP tasks (2025-11-25). Off: tools whose `execution.taskSupport` is
+  // "required" are left out (listed or cached), because calling one without a task fails
+  // with -32601; "optional" and "forbidden" tools stay.
+  bool task_support = false;
 };
+
+// Whether a raw tool definition says `"execution": {"taskSupport": "required"}`.
+bool requires_task_support(const json& definition);
 
 class McpTool : public Tool {
  public:

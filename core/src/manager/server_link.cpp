@@ -116,6 +116,7 @@ Error ServerLink::disconnected_error() const {
 void ServerLink::set_slice(std::vector<SharedJson> defs, bool deferred, bool from_cache) {
   has_slice_ = true;
   definitions_ = std::move(defs);
+  log_hidden_tools();
   slice_deferred_ = deferred;
   slice_from_cache_ = from_cache;
   owner_.slice_changed(*this);
@@ -140,9 +141,27 @@ bool ServerLink::install_cached_slice() {
   // Installed without an event: the gate updates the tool set and fires one event for all.
   has_slice_ = true;
   definitions_ = cached_definitions_;
+  log_hidden_tools();
   slice_deferred_ = true;
   slice_from_cache_ = true;
   return true;
+}
+
+// build_mcp_tools leaves these out; the log says which, so a missing tool is explained.
+void ServerLink::log_hidden_tools() {
+  if (owner_.options().tools.task_support) return;
+  std::string names;
+  std::size_t n = 0;
+  for (const auto& def : definitions_) {
+    if (!requires_task_support(def)) continue;
+    ++n;
+    auto name = def.find("name");
+    names += (names.empty() ? "" : ", ") + (name != def.end() && name->is_string() ? name->get<std::string>() : "?");
+  }
+  if (n == 0) return;
+  log().debug(server_prefix(name_) + "hides " + std::to_string(n) +
+              (n == 1 ? " tool that requires" : " tools that require") +
+              " task support (execution.taskSupport \"required\"; this host runs no tasks): " + names);
 }
 
 // ------------------------------------------------------------------ configuration

@@ -156,6 +156,8 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   void set_slice(std::vector<SharedJson> defs, bool deferred, bool from_cache);
   void drop_slice();
   void mark_slice_deferred();
+  // Debug log naming the slice's tools that need task support the host lacks.
+  void log_hidden_tools();
   // The link if `attempt` is still its current attempt of the owner's current epoch.
   static ServerLink* current(const std::weak_ptr<ServerLink>& weak, std::uint64_t attempt,
                              std::uint64_t at_epoch);

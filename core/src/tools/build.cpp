@@ -20,6 +20,15 @@ const json& SharedJson::null_value() {
 
 SharedJson::SharedJson(json value) : value_(std::make_shared<const json>(std::move(value))) {}
 
+bool requires_task_support(const json& definition) {
+  if (!definition.is_object()) return false;
+  auto execution = definition.find("execution");
+  if (execution == definition.end() || !execution->is_object()) return false;
+  auto support = execution->find("taskSupport");
+  return support != execution->end() && support->is_string() &&
+         support->get_ref<const std::string&>() == "required";
+}
+
 namespace detail {
 
 namespace {
@@ -33,13 +42,14 @@ const std::shared_ptr<const json>& default_input_schema() {
 }  // namespace
 
 const std::string* exposed_tool_name(const json& def, const ServerConfig* config,
-                                     const ToolBuildOptions& /*options*/) {
+                                     const ToolBuildOptions& options) {
   // tools/list already drops nameless entries; cached or host-supplied lists might not.
   if (!def.is_object()) return nullptr;
   auto name = def.find("name");
   if (name == def.end() || !name->is_string()) return nullptr;
   const std::string& raw = name->get_ref<const std::string&>();
   if (config && !tool_passes_filters(*config, raw)) return nullptr;
+  if (!options.task_support && requires_task_support(def)) return nullptr;
   return &raw;
 }
 
