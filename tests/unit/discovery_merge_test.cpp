@@ -168,6 +168,30 @@ TEST_F(DiscoveryMerge, SameEndpointUnderAnotherName_IsShadowed) {
   EXPECT_EQ(r.sources.at("second").provider, "low");
 }
 
+TEST_F(DiscoveryMerge, ShadowedEntriesKeepTheirEntryAndNameWhereTheWinnerCameFrom) {
+  add("high", 70, Level::user, R"({"s": {"command": "high"}, "first": {"command": "npx", "args": ["srv"]}})");
+  add("low", 10, Level::project, R"({"s": {"command": "low", "args": ["${HOME}"]},
+                                     "second": {"command": "npx", "args": ["srv"]}})");
+  options.trust_all_projects = true;
+  DiscoveryResult r = discover();
+  auto same_name = find_shadowed(r, "s");
+  ASSERT_EQ(same_name.size(), 1u);
+  EXPECT_EQ(same_name[0]->source.provider, "low");
+  EXPECT_EQ(same_name[0]->shadowed_by_source.provider, "high");
+  EXPECT_EQ(same_name[0]->shadowed_by_source.path, "high.json");
+  ASSERT_TRUE(same_name[0]->config.has_value());
+  EXPECT_EQ(same_name[0]->config->command, "low");
+  EXPECT_EQ(same_name[0]->config->args, std::vector<std::string>{"${HOME}"});  // as written
+  EXPECT_EQ(describe_shadowing(*same_name[0]), "shadowed by \"s\" from high display (user) high.json (same name)");
+  auto same_endpoint = find_shadowed(r, "second");
+  ASSERT_EQ(same_endpoint.size(), 1u);
+  EXPECT_EQ(same_endpoint[0]->shadowed_by, "first");
+  EXPECT_EQ(same_endpoint[0]->shadowed_by_source.provider, "high");
+  EXPECT_EQ(describe_shadowing(*same_endpoint[0]),
+            "shadowed by \"first\" from high display (user) high.json (same endpoint)");
+  EXPECT_TRUE(find_shadowed(r, "first").empty());
+}
+
 TEST_F(DiscoveryMerge, InvalidHigherEntry_DoesNotHideAValidLowerOne) {
   add("high", 70, Level::user, R"({"s": {"type": "stdio"}})");
   add("low", 10, Level::user, R"({"s": {"command": "ok"}})");

@@ -56,6 +56,26 @@ TEST_F(McpCommand, List_ShowsFailedServersWithTheirErrorAndDisabledOnes) {
   EXPECT_THAT(out, ::testing::ContainsRegex("off +disabled"));
 }
 
+TEST_F(McpCommand, ShadowedEntries_AreListedAndStatusSaysByWhichEntryInsteadOfUnknown) {
+  json other_demo = server("demo");
+  other_demo["args"] = {"--other"};  // same name, another endpoint
+  write(kClaudeFile, {{"mcpServers", {{"files", server("files")}, {"demo", other_demo}, {"twin", server("demo")}}}});
+  start();
+  std::string out = run("/mcp list");
+  EXPECT_THAT(out, ::testing::ContainsRegex("demo +shadowed +- +Claude Code \\(user\\) " + std::string(kClaudeFile)));
+  EXPECT_THAT(out, HasSubstr("shadowed by \"demo\" from mcprt (native) " + std::string(kUserFile) +
+                             " (same name); not started"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("twin +shadowed"));
+  EXPECT_THAT(out, HasSubstr("(same endpoint); not started"));
+  std::string twin = run("/mcp status twin");
+  EXPECT_THAT(twin, Not(HasSubstr("Unknown server")));
+  EXPECT_THAT(twin, HasSubstr("state:    shadowed by \"demo\" from mcprt (native) " + std::string(kUserFile) +
+                              " (same endpoint); never started"));
+  EXPECT_THAT(twin, HasSubstr("source:   Claude Code (user) " + std::string(kClaudeFile)));
+  EXPECT_THAT(run("/mcp status demo"),
+              HasSubstr("shadows:  Claude Code (user) " + std::string(kClaudeFile) + " (same name; not used)"));
+}
+
 TEST_F(McpCommand, Tools_ListsAllToolsOrThoseOfOneServer) {
   start();
   std::string all = run("/mcp tools");

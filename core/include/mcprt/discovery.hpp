@@ -146,6 +146,10 @@ struct ShadowedServer {
   SourceInfo source;
   std::string shadowed_by;  // the winning server's name
   std::string reason;       // "same name" | "same endpoint"
+  SourceInfo shadowed_by_source;  // where the winning entry came from
+  // The losing entry as written (not substituted); none when it was an entry that did not
+  // parse (its file's error names it).
+  std::optional<ServerConfig> config;
 };
 
 // A project-level server as trust sees it: the folder it belongs to, the hash of its
@@ -194,6 +198,13 @@ std::string project_trust_folder(const DiscoveryContext& ctx);
 TrustState trust_state(const DiscoveryResult& result, const std::string& name);
 // The pending entry of that name, or null.
 const ProjectServer* find_pending(const DiscoveryResult& result, const std::string& name);
+// The entries of that name that lost to an earlier one (same name, or the loser's own name
+// when it had the same endpoint as another server), in discovery order. Such a name is
+// not connected (unless another entry of it won).
+std::vector<const ShadowedServer*> find_shadowed(const DiscoveryResult& result, const std::string& name);
+// "shadowed by \"demo\" from Claude Code (user) /home/u/.claude.json (same name)": which
+// entry won and where it came from.
+std::string describe_shadowing(const ShadowedServer& shadowed);
 
 // Every project-level entry of `result` that claimed a name (pending or trusted, enabled
 // or not), sorted by name: what `mcprt trust` records.

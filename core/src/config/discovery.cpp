@@ -95,8 +95,12 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
   std::vector<ServerConfig> accepted;
   std::set<std::string> keys_seen;
 
-  auto shadow = [&](const std::string& name, const SourceInfo& source, std::string by, const char* reason) {
-    result.shadowed.push_back(ShadowedServer{name, source, std::move(by), reason});
+  // The loser keeps its source and, when it parsed, its entry as written; the winner is
+  // named with where it came from.
+  auto shadow = [&](const std::string& name, const SourceInfo& source, std::string by, const char* reason,
+                    const SourceInfo& by_source, std::optional<ServerConfig> written) {
+    result.shadowed.push_back(
+        ShadowedServer{name, source, std::move(by), reason, by_source, std::move(written)});
   };
   auto claim = [&](const std::string& name, const SourceInfo& source) {
     claimed.insert(name);
@@ -108,7 +112,7 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
 
     for (auto& e : file.errors) {
       if (!e.server.empty() && claimed.count(e.server)) {
-        shadow(e.server, file.source, e.server, "same name");
+        shadow(e.server, file.source, e.server, "same name", result.sources[e.server], std::nullopt);
         continue;
       }
       if (!e.server.empty()) invalid_sources.emplace(e.server, file.source);
@@ -121,7 +125,7 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
     for (auto& entry : file.servers) {
       const std::string name = entry.name;
       if (claimed.count(name)) {
-        shadow(name, entry.source, name, "same name");
+        shadow(name, entry.source, name, "same name", result.sources[name], entry);
         continue;
       }
       const bool force_off = contains(disabled_list, name);
@@ -191,7 +195,7 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
                                [&](const ServerConfig& a) { return same_endpoint(a, cfg); });
       if (twin != accepted.end()) {
         claim(name, cfg.source);
-        shadow(name, cfg.source, twin->name, "same endpoint");
+        shadow(name, cfg.source, twin->name, "same endpoint", twin->source, std::move(written));
         continue;
       }
       claim(name, cfg.source);
@@ -206,6 +210,22 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
   detail::sort_by(result.pending,
                   [](const ProjectServer& a, const ProjectServer& b) { return a.name < b.name; });
   return result;
+}
+
+std::vector<const ShadowedServer*> find_shadowed(const DiscoveryResult& result, const std::string& name) {
+  std::vector<const ShadowedServer*> out;
+  for (const auto& s : result.shadowed) {
+    if (s.name == name) out.push_back(&s);
+  }
+  return out;
+}
+
+std::string describe_shadowing(const ShadowedServer& s) {
+  const SourceInfo& by = s.shadowed_by_source;
+  std::string where = by.provider_name.empty() ? by.provider : by.provider_name;
+  if (!where.empty()) where += std::string(" (") + to_string(by.level) + ")";
+  if (!by.path.empty()) where += (where.empty() ? "" : " ") + by.path;
+  return "shadowed by \"" + s.shadowed_by + "\"" + (where.empty() ? "" : " from " + where) + " (" + s.reason + ")";
 }
 
 }  // namespace mcprt

@@ -225,7 +225,18 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
       rows.push_back(std::move(r));
       shown.insert(e.server);
     }
-    std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.name < b.name; });
+    // Entries that lost to another of the same name or endpoint: never started, but shown,
+    // after the row of their name, so a definition never vanishes without a word.
+    for (const auto& sh : discovery.shadowed) {
+      Row r;
+      r.name = sh.name;
+      r.state = "shadowed";
+      r.tools = "-";
+      r.source = describe_source(sh.source);
+      r.details.push_back(describe_shadowing(sh) + "; not started");
+      rows.push_back(std::move(r));
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.name < b.name; });
     if (rows.empty()) return "No MCP servers configured.";
 
     std::size_t wn = 4, ws = 6, wt = 5;
@@ -348,6 +359,15 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
                  "\n  source:   " + e.path;
         }
       }
+      if (auto shadowed = find_shadowed(discovery, name); !shadowed.empty()) {
+        std::ostringstream out;
+        out << "Server " << q(name) << "\n";
+        for (const ShadowedServer* sh : shadowed) {
+          out << "  state:    " << describe_shadowing(*sh) << "; never started\n";
+          out << "  source:   " << describe_source(sh->source) << "\n";
+        }
+        return out.str();
+      }
       return "Unknown server " + q(name) + ".";
     }
     std::ostringstream out;
@@ -357,6 +377,9 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     if (std::string_view(to_string(st->status)) != to_string(st->phase)) out << " (" << to_string(st->status) << ")";
     out << "\n";
     out << "  source:   " << describe_source(st->source) << "\n";
+    for (const ShadowedServer* sh : find_shadowed(discovery, name)) {
+      out << "  shadows:  " << describe_source(sh->source) << " (" << sh->reason << "; not used)\n";
+    }
     out << "  trust:    " << to_string(trust_state(discovery, name)) << "\n";
     out << "  tools:    " << st->tool_count << (st->tools_from_cache ? " (from the cache)" : "")
         << "\n";
