@@ -219,6 +219,25 @@ TEST_F(ManagerHealth, ListChanged_DebouncesABurstIntoOneToolsList) {
   EXPECT_EQ(s->requests("tools/list").size(), 2u);
 }
 
+TEST_F(ManagerHealth, ListChanged_StateSaysToolsRefreshingUntilTheReListLanded) {
+  serve("alpha", tools_of({"read"}));
+  start({config("alpha")});
+  ex.run_until_idle();
+  EXPECT_FALSE(manager->server_state("alpha")->tools_refreshing);
+  FakeServer* s = farm.latest("alpha");
+  s->set_tools(tools_of({"read", "write"}));
+  s->hold("tools/list");
+  s->notify("notifications/tools/list_changed");
+  ex.run_until_idle();
+  EXPECT_TRUE(manager->server_state("alpha")->tools_refreshing);  // inside the debounce
+  ex.advance(options.list_changed_debounce);
+  ASSERT_EQ(s->requests("tools/list").size(), 2u);
+  EXPECT_TRUE(manager->server_state("alpha")->tools_refreshing);  // the re-list is running
+  answer_held_list("alpha", tools_of({"read", "write"}));
+  EXPECT_FALSE(manager->server_state("alpha")->tools_refreshing);
+  EXPECT_EQ(manager->server_state("alpha")->tool_count, 2u);
+}
+
 TEST_F(ManagerHealth, Health_FailedPingClosesTheConnectionAndReconnects) {
   options.health_interval = Millis(1000);
   farm.on_connect("alpha", [](FakeServer& s) {

@@ -141,6 +141,9 @@ struct ServerState {
   std::string stderr_tail;       // stdio servers: the end of stderr at the last failure
   std::size_t tool_count = 0;
   bool tools_from_cache = false;  // the server's tools are deferred tools from the cache
+  // A tools/list_changed re-list is scheduled (debounce) or running: the tool count is
+  // about to change. One-shot hosts wait for it before printing or exiting.
+  bool tools_refreshing = false;
   bool circuit_open = false;
   SourceInfo source;
   std::string config_hash;
