@@ -57,8 +57,21 @@ struct LoadRun : std::enable_shared_from_this<LoadRun> {
     for (const auto& w : found.discovery.warnings) logger->warn("MCP config: " + w.describe());
   }
 
+  bool selected(const std::string& server) const {
+    return !options.select_servers || options.select_servers(server);
+  }
+
+  // The pending servers the trust callback is asked about.
+  std::vector<ProjectServer> to_ask() const {
+    std::vector<ProjectServer> out;
+    for (const auto& p : found.discovery.pending) {
+      if (selected(p.name)) out.push_back(p);
+    }
+    return out;
+  }
+
   void ask_or_connect() {
-    if (found.discovery.pending.empty() || !options.trust) return connect();
+    if (to_ask().empty() || !options.trust) return connect();
     // The callback runs on the executor, never inside discover_and_load_tools.
     auto self = shared_from_this();
     services.executor->post([self] { self->ask(); });
@@ -76,7 +89,7 @@ struct LoadRun : std::enable_shared_from_this<LoadRun> {
       // Finish on the executor: the host may answer from inside the callback.
       self->services.executor->post([self, a = std::move(a)]() mutable { self->apply(std::move(a)); });
     };
-    options.trust(found.discovery.pending, std::move(answer));
+    options.trust(to_ask(), std::move(answer));
     if (!answered && token.use_count() == 1) {
       answered = true;
       connect();
@@ -86,6 +99,7 @@ struct LoadRun : std::enable_shared_from_this<LoadRun> {
   void apply(TrustAnswer a) {
     std::map<std::string, std::string> grants;
     for (const auto& p : found.discovery.pending) {
+      if (!selected(p.name)) continue;  // never shown to the user
       auto it = a.servers.find(p.name);
       if (a.trust_folder || (it != a.servers.end() && it->second)) grants[p.name] = p.hash;
     }
@@ -131,7 +145,10 @@ struct LoadRun : std::enable_shared_from_this<LoadRun> {
       }
     }
 
-    std::vector<ServerConfig> configs = result->discovery.configs;
+    std::vector<ServerConfig> configs;
+    for (const auto& c : result->discovery.configs) {
+      if (selected(c.name)) configs.push_back(c);
+    }
     // The callback holds the manager until the gate answered: the host has no other handle
     // on it before then.
     manager->connect_servers(

@@ -249,6 +249,39 @@ TEST_F(LoaderTrust, CallbackRunsOnTheExecutorWithThePendingServersAndTrustingThe
   EXPECT_EQ(fs.read_json(kUserFile)["mcpServers"], json({{"demo", server("demo")}}));  // kept
 }
 
+TEST_F(Loader, Loader_SelectServersStartsOnlyTheChosenOnesAndKeepsTheRestInTheDiscovery) {
+  serve("demo", {"echo"});
+  serve("files", {"read"});
+  write(kUserFile, {{"mcpServers", {{"demo", server("demo")}}}});
+  write(kClaudeFile, {{"mcpServers", {{"files", server("files")}}}});
+  LoaderOptions o;
+  o.select_servers = [](const std::string& name) { return name == "files"; };
+  LoadResult r = load(o);
+  EXPECT_EQ(names(r.tools), std::vector<std::string>{"mcp_files_read"});
+  EXPECT_EQ(farm.attempts("demo"), 0u);
+  EXPECT_FALSE(r.manager->server_state("demo").has_value());
+  EXPECT_EQ(r.discovery.configs.size(), 2u);  // still discovered
+}
+
+TEST_F(LoaderTrust, SelectServersAsksOnlyAboutTheChosenPendingServersAndTrustsNoOther) {
+  std::vector<std::string> asked;
+  LoaderOptions o;
+  o.select_servers = [](const std::string& name) { return name == "proj"; };
+  o.trust = [&](const std::vector<ProjectServer>& pending, std::function<void(TrustAnswer)> answer) {
+    for (const auto& p : pending) asked.push_back(p.name);
+    TrustAnswer a;
+    a.trust_folder = true;
+    answer(a);
+  };
+  LoadResult r = load(o);
+  EXPECT_EQ(asked, std::vector<std::string>{"proj"});
+  EXPECT_EQ(names(r.tools), std::vector<std::string>{"mcp_proj_build"});
+  EXPECT_EQ(farm.attempts("other"), 0u);
+  EXPECT_EQ(farm.attempts("demo"), 0u);
+  EXPECT_TRUE(trust_records()["/work"]["servers"].contains("proj"));
+  EXPECT_FALSE(trust_records()["/work"]["servers"].contains("other"));  // never shown, never trusted
+}
+
 TEST_F(LoaderTrust, PerServerDecisionsTrustOnlyTheChosenOnes) {
   LoaderOptions o;
   o.trust = [](const std::vector<ProjectServer>&, std::function<void(TrustAnswer)> answer) {

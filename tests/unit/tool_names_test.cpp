@@ -142,5 +142,26 @@ TEST(Fnv1a64, KnownVectors) {
   EXPECT_EQ(fnv1a64("a"), 0xaf63dc4c8601ec8cull);
 }
 
+TEST(ToolNames, ServersForToolNameMatchesSanitizedPrefixesLongestFirst) {
+  const std::vector<std::string> servers{"a", "a_b", "my.server", "other", "ab"};
+  // "a" (tool b_c) and "a_b" (tool c) both fit; the longer prefix comes first.
+  EXPECT_EQ(servers_for_tool_name("mcp_a_b_c", servers), (std::vector<std::string>{"a_b", "a"}));
+  EXPECT_EQ(servers_for_tool_name("mcp_my_server_read", servers), (std::vector<std::string>{"my.server"}));
+  EXPECT_EQ(servers_for_tool_name("mcp_ab_x", servers), (std::vector<std::string>{"ab"}));
+  // A prefix alone names no tool; nothing fits a foreign name.
+  EXPECT_TRUE(servers_for_tool_name("mcp_other_", servers).empty());
+  EXPECT_TRUE(servers_for_tool_name("mcp_nobody_x", servers).empty());
+  EXPECT_TRUE(servers_for_tool_name("echo", servers).empty());
+}
+
+TEST(ToolNames, ServersForToolNameFindsTheServerOfANameCutWithAHash) {
+  const std::string server(70, 's');  // its prefix alone is longer than the cap
+  const std::string name = make_tool_name(server, "read");
+  ASSERT_EQ(name.size(), 64u);
+  EXPECT_EQ(servers_for_tool_name(name, {"s", server, "t"}), (std::vector<std::string>{server}));
+  const std::string long_tool = make_tool_name("srv", std::string(100, 'a'));
+  EXPECT_EQ(servers_for_tool_name(long_tool, {"srv", "sr"}), (std::vector<std::string>{"srv"}));
+}
+
 }  // namespace
 }  // namespace mcprt

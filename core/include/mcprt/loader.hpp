@@ -62,6 +62,11 @@ struct LoaderOptions {
   ManagerOptions manager;
   bool use_cache = true;   // false ignores services.cache_store
   std::function<void(const StatusEvent&)> on_status;  // connecting / connected / failed
+  // Null: every discovered server connects. Otherwise only those it says yes to: the rest
+  // stay in the result's discovery (sources, pending, errors) but are never started, and
+  // `trust` is asked only about pending servers it says yes to. The CLI's `call` starts
+  // the tool's server alone this way.
+  std::function<bool(const std::string& server)> select_servers;
 };
 
 struct LoadResult {

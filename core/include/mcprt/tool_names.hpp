@@ -32,4 +32,14 @@ std::string make_tool_name(std::string_view server, std::string_view tool,
 std::vector<std::string> assign_tool_names(const std::vector<RawToolRef>& refs,
                                            std::size_t max_length = kDefaultMaxToolNameLength);
 
+// Which of `servers` (configured server names) a tool name could belong to, before any
+// server is connected (the CLI's `call` starts only those): each server whose prefix
+// `mcp_<server>_`, as make_tool_name writes it, begins `tool_name` — or, for a name cut to
+// `max_length` with a hash suffix, whose prefix agrees with the part that was kept. Longest
+// prefix first; several when names overlap (servers "a" and "a_b" both fit "mcp_a_b_c").
+// A guess from names only: the reverse map of the built tools stays authoritative.
+std::vector<std::string> servers_for_tool_name(std::string_view tool_name,
+                                               const std::vector<std::string>& servers,
+                                               std::size_t max_length = kDefaultMaxToolNameLength);
+
 }  // namespace mcprt

@@ -79,4 +79,28 @@ std::vector<std::string> assign_tool_names(const std::vector<RawToolRef>& refs,
   return names;
 }
 
+std::vector<std::string> servers_for_tool_name(std::string_view tool_name,
+                                               const std::vector<std::string>& servers,
+                                               std::size_t max_length) {
+  const std::size_t suffix_size = 9;  // "_" + 8 hex digits
+  const bool maybe_cut = tool_name.size() == max_length && max_length > suffix_size;
+  const std::size_t kept = maybe_cut ? max_length - suffix_size : tool_name.size();
+  std::vector<std::pair<std::size_t, std::string>> found;  // (prefix length, server)
+  for (const auto& server : servers) {
+    std::string prefix = "mcp_";
+    append_sanitized(prefix, server);
+    prefix.push_back('_');
+    const bool plain = tool_name.size() > prefix.size() && tool_name.compare(0, prefix.size(), prefix) == 0;
+    // A cut name keeps only its first `kept` characters of mcp_<server>_<tool>.
+    const bool cut = maybe_cut && prefix.size() >= kept && tool_name.compare(0, kept, prefix, 0, kept) == 0;
+    if (plain || cut) found.emplace_back(prefix.size(), server);
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<std::string> out;
+  for (auto& f : found) {
+    if (std::find(out.begin(), out.end(), f.second) == out.end()) out.push_back(std::move(f.second));
+  }
+  return out;
+}
+
 }  // namespace mcprt
