@@ -16,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "mcprt/native/discovery.hpp"
 #include "mcprt/native/host.hpp"
 #include "mcprt/redact.hpp"
+#include "mcprt/tool_cache.hpp"
 #include "mcprt/tool_names.hpp"
 
 namespace mcprt::cli {
@@ -46,29 +48,82 @@ std::string first_line(const std::string& s) {
 // "1 tool", "2 tools".
 std::string tools_count(std::size_t n) { return std::to_string(n) + (n == 1 ? " tool" : " tools"); }
 
-// Live per-server progress while connecting, one line per server rewritten in place as
-// status events arrive. Only on a terminal (stderr); otherwise it prints nothing.
+// Live progress on stderr: one line per key (each server while connecting, the tool while
+// `call` runs), rewritten in place as events arrive, and erased by clear() when the work is
+// done, so the output that follows starts where the block did and no stale "connecting"
+// line stays on the screen. Only when stderr is a terminal: elsewhere (a pipe, a file, CI
+// logs) it prints nothing, so what a script reads from stderr is the errors alone.
 class ProgressDisplay {
  public:
   ProgressDisplay() : enabled_(::isatty(STDERR_FILENO) == 1), columns_(line_columns()) {}
+  ~ProgressDisplay() { clear(); }
+  ProgressDisplay(const ProgressDisplay&) = delete;
+  ProgressDisplay& operator=(const ProgressDisplay&) = delete;
 
   void on_status(const StatusEvent& e) {
-    if (!enabled_ || stopped_) return;
-    if (!lines_.count(e.server)) order_.push_back(e.server);
+    if (statuses_done_) return;
     std::string line = "  " + e.server + ": " + to_string(e.phase);
     if (e.phase == ServerPhase::connected) line += ", " + tools_count(e.tool_count);
     if (e.error && e.phase != ServerPhase::connected) line += ": " + first_line(e.error->message);
     if (e.phase == ServerPhase::connecting && !e.source.provider_name.empty()) {
       line += " (" + e.source.provider_name + ")";
     }
-    lines_[e.server] = fit(std::move(line), columns_);
+    set_line(e.server, std::move(line));
+  }
+
+  // The load is over: its block goes, and later status events (background reconnects) are
+  // not shown.
+  void end_statuses() {
+    statuses_done_ = true;
+    clear();
+  }
+
+  // notifications/progress of a call: "  <tool>: 3/10 (30%) step 3 of 10".
+  void on_call_progress(const std::string& tool, const json& params) {
+    std::string line = "  " + tool + ":";
+    auto number = [](const json& v) {
+      const double d = v.get<double>();
+      if (d == static_cast<double>(static_cast<long long>(d)) && d > -1e15 && d < 1e15) {
+        return std::to_string(static_cast<long long>(d));
+      }
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2f", d);
+      return std::string(buf);
+    };
+    auto progress = params.find("progress");
+    auto total = params.find("total");
+    if (progress != params.end() && progress->is_number()) {
+      line += " " + number(*progress);
+      if (total != params.end() && total->is_number() && total->get<double>() > 0) {
+        line += "/" + number(*total);
+        const double pct = 100.0 * progress->get<double>() / total->get<double>();
+        if (pct >= 0 && pct <= 100) line += " (" + std::to_string(static_cast<int>(pct)) + "%)";
+      }
+    }
+    auto message = params.find("message");
+    if (message != params.end() && message->is_string()) line += " " + first_line(message->get<std::string>());
+    set_line(tool, std::move(line));
+  }
+
+  // Erases the block (cursor back to its first line, then to the end of the screen).
+  void clear() {
+    if (enabled_ && drawn_ > 0) {
+      std::fprintf(stderr, "\033[%zuF\033[J", drawn_);
+      std::fflush(stderr);
+    }
+    drawn_ = 0;
+    order_.clear();
+    lines_.clear();
+  }
+
+ private:
+  void set_line(const std::string& key, std::string line) {
+    if (!enabled_) return;
+    if (!lines_.count(key)) order_.push_back(key);
+    lines_[key] = fit(std::move(line), columns_);
     redraw();
   }
 
-  // Leaves the lines as they are and ignores later events.
-  void stop() { stopped_ = true; }
-
- private:
   void redraw() {
     std::string out;
     if (drawn_ > 0) out += "\033[" + std::to_string(drawn_) + "F";  // back to the first line
@@ -103,7 +158,7 @@ class ProgressDisplay {
 
   bool enabled_;
   std::size_t columns_;
-  bool stopped_ = false;
+  bool statuses_done_ = false;
   std::vector<std::string> order_;
   std::map<std::string, std::string> lines_;
   std::size_t drawn_ = 0;
@@ -222,38 +277,72 @@ struct Run {
   ProgressDisplay progress;
   CliOAuth oauth;  // before the host: the host owns the client and outlives nothing of it
   std::unique_ptr<native::NativeHost> host;
+  bool repl = false;
+  // Set before load(): only these servers start (`call`); nullopt = every one.
+  std::optional<std::set<std::string>> only_servers;
   LoadResult result;
+  Clock::time_point started;
   long long elapsed_ms = 0;
 };
 
-// Builds the host and loads (discover → connect → gate). nullptr = a usage/config error,
+// A re-list after tools/list_changed that is under way when the load returns (a server
+// that registered a tool right after connecting) lands within this; a one-shot command
+// waits for it so that it prints, calls and caches the tools the server has now.
+constexpr Millis kToolRefreshLimit{5000};
+
+// Builds the host; nothing is discovered or started yet. nullptr = a usage/config error,
 // already reported on stderr.
 // The OAuth client is attached non-interactive: a server whose 401 needs the user ends in
 // needs-auth, reported with the command that signs in (`repl`: `/mcp auth <name>` too).
-std::unique_ptr<Run> start(const GlobalOptions& o, bool repl = false) {
+std::unique_ptr<Run> prepare(const GlobalOptions& o, bool repl = false) {
   auto run = std::make_unique<Run>(CliOAuth::Settings{repl, true});
+  run->repl = repl;
   native::NativeHostOptions ho = cli_host_options(o, run->oauth);
   Run* raw = run.get();
   ho.loader.on_status = [raw](const StatusEvent& e) { raw->progress.on_status(e); };
+  ho.loader.select_servers = [raw](const std::string& name) {
+    return !raw->only_servers || raw->only_servers->count(name) > 0;
+  };
   if (can_prompt()) {
     ho.loader.trust = [raw](const std::vector<ProjectServer>& pending, std::function<void(TrustAnswer)> answer) {
       prompt_for_trust(pending, native_user_config_path(raw->host->discovery_context()), answer);
     };
   }
-  auto started = Clock::now();
+  run->started = Clock::now();
   run->host = std::make_unique<native::NativeHost>(std::move(ho));
   if (auto ok = run->host->check(); !ok.ok()) {
     std::fprintf(stderr, "mcprt: %s\n", ok.error().message.c_str());
     return nullptr;
   }
+  return run;
+}
+
+// Discover → connect → gate (`configs`: a discovery already made, else one is made here).
+void load(Run& run, const DiscoveryResult* configs = nullptr) {
   // Each http/sse server's `oauth` settings before anything connects (configs only); the
-  // loader's own discovery follows. Servers trusted at the prompt below get theirs after
-  // the load (their first connect uses the defaults).
-  run->oauth.set_servers(run->host->discover().configs);
-  run->result = run->host->load(kLoadLimit);
-  run->oauth.set_servers(run->result.discovery.configs);
-  run->progress.stop();
-  run->elapsed_ms = std::chrono::duration_cast<Millis>(Clock::now() - started).count();
+  // loader's own discovery follows. Servers trusted at the prompt get theirs after the
+  // load (their first connect uses the defaults).
+  run.oauth.set_servers(configs ? configs->configs : run.host->discover().configs);
+  run.result = run.host->load(kLoadLimit);
+  run.oauth.set_servers(run.result.discovery.configs);
+  if (auto m = run.host->manager(); m && !run.repl) {
+    run.host->run_until(
+        [&] {
+          for (const auto& st : m->server_states()) {
+            if (st.tools_refreshing) return false;
+          }
+          return true;
+        },
+        kToolRefreshLimit);
+    run.host->executor().poll();  // the tools-changed event the re-list posted
+  }
+  run.progress.end_statuses();
+  run.elapsed_ms = std::chrono::duration_cast<Millis>(Clock::now() - run.started).count();
+}
+
+std::unique_ptr<Run> start(const GlobalOptions& o, bool repl = false) {
+  auto run = prepare(o, repl);
+  if (run) load(*run);
   return run;
 }
 
@@ -297,6 +386,23 @@ json source_json(const SourceInfo& s) {
           {"providerName", s.provider_name},
           {"level", to_string(s.level)},
           {"path", s.path}};
+}
+
+// Entries that lost to another of the same name or endpoint (never started): where each
+// came from, which entry won and from where, and what the loser would have run.
+json shadowed_json(const DiscoveryResult& d, const std::string& only = "") {
+  json out = json::array();
+  for (const auto& sh : d.shadowed) {
+    if (!only.empty() && sh.name != only) continue;
+    json row = {{"name", sh.name},
+                {"source", source_json(sh.source)},
+                {"reason", sh.reason},
+                {"shadowedBy", {{"name", sh.shadowed_by}, {"source", source_json(sh.shadowed_by_source)}}},
+                {"transport", sh.config ? json(to_string(sh.config->type)) : json(nullptr)}};
+    if (sh.config) add_launch_json(row, *sh.config);
+    out.push_back(std::move(row));
+  }
+  return out;
 }
 
 // Every server the run knows: the manager's, then disabled and invalid ones.
@@ -395,8 +501,36 @@ void report_needs_auth(const Run& run, bool repl = false) {
   }
 }
 
-// Runs one /mcp line to its answer.
+// A state report says where a server got to, not where a warm start left it: the load ends
+// as soon as every server has tools (cached ones count), so `status` and the REPL's
+// `/mcp list|status` wait while a server they show (`server`, or every one) is still
+// connecting — at most `limit`; connects are bounded by the manager's own timeouts.
+void wait_while_connecting(native::NativeHost& host, const std::string& server, Millis limit) {
+  auto m = host.manager();
+  if (!m) return;
+  host.run_until(
+      [&] {
+        for (const auto& st : m->server_states()) {
+          if ((server.empty() || st.name == server) && st.phase == ServerPhase::connecting) return false;
+        }
+        return true;
+      },
+      limit);
+}
+
+// In the REPL a listing waits this long at most for servers still connecting (a prompt
+// that hangs for a server's whole connect timeout would be worse than "connecting").
+constexpr Millis kReplStateWait{5000};
+
+// Runs one /mcp line to its answer. `/mcp`, `/mcp list` and `/mcp status [name]` first
+// wait (kReplStateWait) while the servers they show are connecting.
 std::string mcp_command(native::NativeHost& host, const std::string& line) {
+  const std::vector<std::string> words = split_command_line(line);
+  if (words.size() == 1 || (words.size() == 2 && words[1] == "list")) {
+    wait_while_connecting(host, "", kReplStateWait);
+  } else if (words.size() == 3 && words[1] == "status") {
+    wait_while_connecting(host, words[2], kReplStateWait);
+  }
   auto out = std::make_shared<std::optional<std::string>>();
   host.commands().execute(line, [out](std::string s) { *out = std::move(s); });
   host.run_until([&] { return out->has_value(); }, kCommandLimit);
@@ -444,11 +578,13 @@ class StopSignals {
 constexpr Millis kStopCheck{100};
 constexpr Millis kCancelLimit{2000};
 
-CallOutcome call_tool(native::NativeHost& host, const std::string& name, json args) {
+CallOutcome call_tool(native::NativeHost& host, const std::string& name, json args,
+                      std::function<void(const json&)> on_progress = nullptr) {
   AbortController abort;
   auto out = std::make_shared<CallOutcome>();
   ToolCallOptions options;
   options.signal = abort.signal();
+  options.on_progress = std::move(on_progress);
   host.registry().call(name, std::move(args), std::move(options), [out](Result<ToolResult> r) {
     out->result = std::move(r);
     out->finished = true;
@@ -518,7 +654,10 @@ int run_list(const GlobalOptions& options, bool as_json) {
 
   bool config_errors = !found.errors.empty();
   if (as_json) {
-    json out = {{"servers", json::array()}, {"errors", json::array()}, {"projectFolder", d.project_folder}};
+    json out = {{"servers", json::array()},
+                {"shadowed", shadowed_json(d)},
+                {"errors", json::array()},
+                {"projectFolder", d.project_folder}};
     for (const auto& [name, r] : rows) {
       json row = {{"name", name}, {"state", r.state}, {"source", source_json(r.source)}};
       if (!r.error.empty()) row["error"] = r.error;
@@ -556,6 +695,18 @@ int run_list(const GlobalOptions& options, bool as_json) {
         }
       }
       if (!r.error.empty()) std::printf("  %-*s  error: %s\n", static_cast<int>(wn), "", first_line(r.error).c_str());
+    }
+  }
+  if (!d.shadowed.empty()) {
+    std::printf("\nShadowed (another entry of that name or endpoint wins; never started):\n");
+    for (const auto& sh : d.shadowed) {
+      std::printf("  %s  %s (%s) %s\n", sh.name.c_str(),
+                  sh.source.provider_name.empty() ? sh.source.provider.c_str() : sh.source.provider_name.c_str(),
+                  to_string(sh.source.level), sh.source.path.c_str());
+      std::printf("    %s\n", describe_shadowing(sh).c_str());
+      if (sh.config) {
+        for (const auto& line : launch_lines(*sh.config)) std::printf("    %s\n", line.c_str());
+      }
     }
   }
   for (const auto& e : d.errors) {
@@ -633,13 +784,17 @@ int run_tools(const GlobalOptions& options, bool as_json) {
   auto run = start(options);
   if (!run) return kExitUsage;
   const LoadResult& r = run->result;
+  auto m = run->host->manager();
+  // The manager's set, not the gate's: a re-list that landed after the gate counts.
+  const std::vector<std::shared_ptr<McpTool>> tools = m ? m->tools() : r.tools;
 
   if (as_json) {
     json out = {{"tools", json::array()},
                 {"errors", json::array()},
                 {"servers", servers_json(*run)},
+                {"shadowed", shadowed_json(r.discovery)},
                 {"elapsedMs", run->elapsed_ms}};
-    for (const auto& t : r.tools) {
+    for (const auto& t : tools) {
       const auto& info = t->info();
       out["tools"].push_back({{"name", info.name},
                               {"server", info.server},
@@ -670,9 +825,8 @@ int run_tools(const GlobalOptions& options, bool as_json) {
     std::map<std::string, const ServerConfig*> configs;
     for (const auto& c : r.discovery.configs) configs[c.name] = &c;
     std::size_t width = 0;
-    for (const auto& t : r.tools) width = std::max(width, t->name().size());
+    for (const auto& t : tools) width = std::max(width, t->name().size());
     std::size_t connected = 0, total = 0;
-    auto m = run->host->manager();
     for (const auto& st : m ? m->server_states() : std::vector<ServerState>{}) {
       ++total;
       auto c = configs.find(st.name);
@@ -684,7 +838,7 @@ int run_tools(const GlobalOptions& options, bool as_json) {
                     kind.c_str(), via.c_str(), yellow, reset, tools_count(st.tool_count).c_str(),
                     st.tools_from_cache ? " (from the cache)" : "",
                     st.last_error ? st.last_error->message.c_str() : "needs authorization");
-        for (const auto& t : r.tools) {
+        for (const auto& t : tools) {
           if (t->info().server != st.name) continue;
           std::printf("  %-*s  %s%s%s\n", static_cast<int>(width), t->name().c_str(), dim,
                       first_line(t->description()).c_str(), reset);
@@ -702,7 +856,7 @@ int run_tools(const GlobalOptions& options, bool as_json) {
       std::printf("%s%s%s (%s%s) %s, %s%s\n", bold, st.name.c_str(), reset, kind.c_str(),
                   via.c_str(), to_string(st.phase), tools_count(st.tool_count).c_str(),
                   st.tools_from_cache ? " (from the cache)" : "");
-      for (const auto& t : r.tools) {
+      for (const auto& t : tools) {
         if (t->info().server != st.name) continue;
         std::printf("  %-*s  %s%s%s\n", static_cast<int>(width), t->name().c_str(), dim,
                     first_line(t->description()).c_str(), reset);
@@ -717,6 +871,12 @@ int run_tools(const GlobalOptions& options, bool as_json) {
                   p.config.type == TransportType::stdio ? "would run" : "would connect to",
                   describe_launch(p.config).c_str(), trust_command(p.folder).c_str());
     }
+    for (const auto& sh : r.discovery.shadowed) {
+      std::printf("%s%s%s (%s, %s) %sshadowed%s: %s; not started\n", bold, sh.name.c_str(), reset,
+                  sh.config ? to_string(sh.config->type) : "?",
+                  (sh.source.provider_name.empty() ? sh.source.provider : sh.source.provider_name).c_str(), dim,
+                  reset, describe_shadowing(sh).substr(std::string("shadowed ").size()).c_str());
+    }
     for (const auto& e : r.errors) {
       if (!e.server.empty() && m && m->server_state(e.server)) continue;  // shown above
       std::printf("%sconfig error%s: %s%s\n", red, reset,
@@ -730,7 +890,7 @@ int run_tools(const GlobalOptions& options, bool as_json) {
       std::printf("No MCP servers configured (looked for %s and the other tools' configs).\n",
                   run->host->user_config_path().c_str());
     }
-    std::printf("\n%s from %zu of %zu servers in %.2f s\n", tools_count(r.tools.size()).c_str(), connected,
+    std::printf("\n%s from %zu of %zu servers in %.2f s\n", tools_count(tools.size()).c_str(), connected,
                 total, static_cast<double>(run->elapsed_ms) / 1000.0);
   }
   std::fflush(stdout);
@@ -742,8 +902,70 @@ int run_tools(const GlobalOptions& options, bool as_json) {
   return load_exit_code(failed, auth, r.discovery);
 }
 
-int run_call(const GlobalOptions& options, const std::string& tool, const std::string& arguments,
-             bool as_json) {
+namespace {
+
+// "a, b, c" (at most kNamesShown, then "and N more").
+constexpr std::size_t kNamesShown = 20;
+std::string joined(const std::vector<std::string>& names) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < kNamesShown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > kNamesShown) out += " and " + std::to_string(names.size() - kNamesShown) + " more";
+  return out;
+}
+
+// Every name discovery gave an entry that could have tools: configured, pending, disabled.
+std::vector<std::string> claimable_names(const DiscoveryResult& d) {
+  std::set<std::string> names;
+  for (const auto& c : d.configs) names.insert(c.name);
+  for (const auto& p : d.pending) names.insert(p.name);
+  for (const auto& n : d.disabled) names.insert(n);
+  return {names.begin(), names.end()};
+}
+
+// The agent-facing names of `server`'s cached tools (empty without a cache hit).
+std::set<std::string> cached_tool_names(native::NativeHost& host, const ServerConfig& config) {
+  std::set<std::string> out;
+  KeyValueStore* store = host.services().cache_store;
+  if (!store) return out;
+  ToolCache cache(*store, nullptr, &host.logger());
+  auto hit = std::make_shared<std::optional<std::optional<CachedTools>>>();
+  cache.load(config, [hit](std::optional<CachedTools> entry) { *hit = std::move(entry); });
+  host.run_until([&] { return hit->has_value(); }, kCommandLimit);
+  if (!hit->has_value() || !hit->value()) return out;
+  for (const auto& def : hit->value()->tools) {
+    auto name = def.is_object() ? def.find("name") : def.end();
+    if (!def.is_object() || name == def.end() || !name->is_string()) continue;
+    if (!tool_passes_filters(config, name->get<std::string>())) continue;
+    out.insert(make_tool_name(config.name, name->get<std::string>()));
+  }
+  return out;
+}
+
+// The servers `call` starts for `tool` (SPEC §18: the tool's server only): the configured
+// names whose `mcp_<server>_` prefix fits the tool name (servers_for_tool_name), longest
+// first. Names may overlap ("a" and "a_b" both fit mcp_a_b_c): then the tool cache decides
+// when exactly one of them has the tool in its cached list; otherwise all of them start.
+std::vector<std::string> servers_for_call(native::NativeHost& host, const DiscoveryResult& d,
+                                          const std::string& tool) {
+  std::vector<std::string> candidates = servers_for_tool_name(tool, claimable_names(d));
+  if (candidates.size() < 2) return candidates;
+  std::vector<std::string> holders;
+  for (const auto& name : candidates) {
+    for (const auto& c : d.configs) {
+      if (c.name == name && cached_tool_names(host, c).count(tool)) holders.push_back(name);
+    }
+  }
+  return holders.size() == 1 ? holders : candidates;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+}  // namespace
+
+int run_call(const GlobalOptions& options, const std::string& tool_arg, const std::string& arguments,
+             bool as_json, const std::string& server) {
   auto args = parse_arguments(arguments);
   if (!args.ok()) {
     std::fprintf(stderr, "mcprt: %s\n", args.error().message.c_str());
@@ -751,10 +973,53 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
   }
   // From before the servers start: a signal during the load cancels the call at once.
   StopSignals stop_signals;
-  auto run = start(options);
+  auto run = prepare(options);
   if (!run) return kExitUsage;
+  // Configs only, to find the tool's server: nothing else starts.
+  const DiscoveryResult found = run->host->discover();
+  const std::vector<std::string> known = claimable_names(found);
+  std::vector<std::string> servers;
+  if (!server.empty()) {
+    if (!contains(known, server)) {
+      if (auto shadowed = find_shadowed(found, server); !shadowed.empty()) {
+        std::fprintf(stderr, "mcprt: server \"%s\" (%s) is %s; it is never started\n", server.c_str(),
+                     shadowed.front()->source.path.c_str(), describe_shadowing(*shadowed.front()).c_str());
+        return kExitUsage;
+      }
+      std::fprintf(stderr, "mcprt: unknown server \"%s\" (%s)\n", server.c_str(),
+                   known.empty() ? "no MCP servers are configured" : ("servers: " + joined(known)).c_str());
+      return kExitUsage;
+    }
+    servers = {server};
+  } else {
+    servers = servers_for_call(*run->host, found, tool_arg);
+  }
+  if (servers.empty()) {
+    std::fprintf(stderr, "mcprt: unknown tool \"%s\": it names no configured server (tools are "
+                         "mcp_<server>_<tool>; %s)\n",
+                 tool_arg.c_str(),
+                 known.empty() ? "no MCP servers are configured" : ("servers: " + joined(known)).c_str());
+    // An entry that could not be used may be the one meant.
+    for (const auto& e : found.errors) {
+      if (!e.server.empty() && servers_for_tool_name(tool_arg, {e.server}).empty()) continue;
+      std::fprintf(stderr, "mcprt: config error: %s\n", e.describe().c_str());
+    }
+    return kExitUsage;
+  }
+  run->only_servers = std::set<std::string>(servers.begin(), servers.end());
+  load(*run, &found);
+
+  auto m = run->host->manager();
+  std::string tool = tool_arg;
+  if (!run->host->registry().contains(tool) && !server.empty() && m) {
+    // --server NAME: the tool may be given by the server's own name for it.
+    for (const auto& t : m->tools()) {
+      if (t->info().server == server && t->info().raw_name == tool_arg) tool = t->name();
+    }
+  }
   if (!run->host->registry().contains(tool)) {
-    if (const ProjectServer* p = pending_owner(run->result.discovery, tool)) {
+    if (const ProjectServer* p = server.empty() ? pending_owner(run->result.discovery, tool)
+                                                : find_pending(run->result.discovery, server)) {
       std::fprintf(stderr, "mcprt: the tool \"%s\" would come from server \"%s\" (%s), which is not trusted; "
                            "it %s %s. To trust it: %s\n",
                    tool.c_str(), p->name.c_str(), p->config.source.path.c_str(),
@@ -764,37 +1029,46 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
       return kExitNotTrusted;
     }
     // A server that failed: its tools are missing because of that, and that is the news.
-    auto m = run->host->manager();
     for (const auto& st : m ? m->server_states() : std::vector<ServerState>{}) {
-      if (st.phase != ServerPhase::failed || tool.rfind("mcp_" + st.name + "_", 0) != 0) continue;
+      if (st.phase != ServerPhase::failed) continue;
       std::fprintf(stderr, "mcprt: the tool \"%s\" would come from server \"%s\", which failed: %s\n",
                    tool.c_str(), st.name.c_str(),
                    st.last_error ? st.last_error->message.c_str() : "unknown error");
       run->host->shutdown();
       return kExitFailed;
     }
+    for (const auto& name : servers) {
+      if (!contains(run->result.discovery.disabled, name) || (m && m->server_state(name))) continue;
+      auto src = run->result.discovery.sources.find(name);
+      std::fprintf(stderr, "mcprt: the tool \"%s\" would come from server \"%s\", which is disabled%s\n",
+                   tool.c_str(), name.c_str(),
+                   src == run->result.discovery.sources.end() ? "" : (" (" + src->second.path + ")").c_str());
+      run->host->shutdown();
+      return kExitUsage;
+    }
     std::fprintf(stderr, "mcprt: unknown tool \"%s\"", tool.c_str());
     auto names = run->host->registry().names();
-    constexpr std::size_t kNamesShown = 20;
     if (!names.empty()) {
-      std::fprintf(stderr, "; available:");
-      for (std::size_t i = 0; i < names.size() && i < kNamesShown; ++i) std::fprintf(stderr, " %s", names[i].c_str());
-      if (names.size() > kNamesShown) {
-        std::fprintf(stderr, " and %zu more (mcprt tools lists them)", names.size() - kNamesShown);
-      }
+      std::fprintf(stderr, "; %s has: %s%s", servers.size() == 1 ? ("server \"" + servers[0] + "\"").c_str() : "its servers have",
+                   joined(names).c_str(), names.size() > kNamesShown ? " (mcprt tools lists them)" : "");
     }
     std::fprintf(stderr, "\n");
     for (const auto& e : run->result.errors) {
       std::fprintf(stderr, "mcprt: %s%s\n", e.path.empty() ? "" : (e.path + ": ").c_str(),
                    e.error.c_str());
     }
-    report_pending(run->result.discovery);
     run->host->shutdown();
     return kExitUsage;
   }
-  report_pending(run->result.discovery);
   // A deferred tool (served from the cache) waits for its server's connection first.
-  CallOutcome outcome = call_tool(*run->host, tool, std::move(args.value()));
+  // Progress (notifications/progress) is one live line on stderr while the call runs.
+  auto calling = std::make_shared<bool>(true);
+  Run* raw = run.get();
+  CallOutcome outcome = call_tool(*run->host, tool, std::move(args.value()), [calling, raw, tool](const json& p) {
+    if (*calling) raw->progress.on_call_progress(tool, p);
+  });
+  *calling = false;
+  run->progress.clear();
   int rc = kExitOk;
   if (outcome.interrupted_by != 0) {
     std::fprintf(stderr, "mcprt: interrupted; the call was cancelled\n");
@@ -823,7 +1097,6 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
   // does one that wants more scopes than the token has (a step-up: the server stays
   // connected, the result says which scopes).
   if (rc == kExitFailed) {
-    auto m = run->host->manager();
     auto t = m ? m->find_tool(tool) : nullptr;
     auto st = t ? m->server_state(t->info().server) : std::nullopt;
     const bool step_up = outcome.result.ok() && outcome.result.value().error_code == ErrorCode::needs_auth;
@@ -836,27 +1109,10 @@ int run_call(const GlobalOptions& options, const std::string& tool, const std::s
   return rc;
 }
 
-// `status` reports where a server got to, not where a warm start left it: the load ends
-// as soon as every server has tools (cached ones count), so it waits while a server it
-// shows (`server`, or every one) is still connecting. Connects are bounded by the
-// manager's own timeouts; kLoadLimit bounds the wait as a whole.
-void wait_while_connecting(Run& run, const std::string& server) {
-  auto m = run.host->manager();
-  if (!m) return;
-  run.host->run_until(
-      [&] {
-        for (const auto& st : m->server_states()) {
-          if ((server.empty() || st.name == server) && st.phase == ServerPhase::connecting) return false;
-        }
-        return true;
-      },
-      kLoadLimit);
-}
-
 int run_status(const GlobalOptions& options, const std::string& server, bool as_json) {
   auto run = start(options);
   if (!run) return kExitUsage;
-  wait_while_connecting(*run, server);
+  wait_while_connecting(*run->host, server, kLoadLimit);
   // --json: the rows of `tools --json`'s "servers", all or the named one.
   json rows = json::array();
   if (as_json) {
@@ -866,7 +1122,9 @@ int run_status(const GlobalOptions& options, const std::string& server, bool as_
   }
   if (server.empty()) {
     if (as_json) {
-      std::cout << json{{"servers", rows}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+      std::cout << json{{"servers", rows}, {"shadowed", shadowed_json(run->result.discovery)}}.dump(
+                       2, ' ', false, json::error_handler_t::replace)
+                << "\n";
     } else {
       std::fputs(mcp_command(*run->host, "/mcp list").c_str(), stdout);
     }
@@ -885,7 +1143,9 @@ int run_status(const GlobalOptions& options, const std::string& server, bool as_
   } else if (unknown) {
     std::fprintf(stderr, "mcprt: %s\n", out.c_str());
   } else {
-    std::cout << json{{"servers", rows}}.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    std::cout << json{{"servers", rows}, {"shadowed", shadowed_json(run->result.discovery, server)}}.dump(
+                     2, ' ', false, json::error_handler_t::replace)
+              << "\n";
   }
   std::fflush(stdout);
   int rc = kExitOk;

@@ -39,8 +39,12 @@ std::string trust_command(const std::string& folder);
 // authorization.
 std::string auth_login_command(const std::string& server);
 int run_tools(const GlobalOptions& options, bool json);
+// `mcprt call <tool> [JSON] [--server NAME]` starts only the tool's server: NAME, or the
+// configured server(s) whose mcp_<server>_ prefix fits the tool name (with the tool cache
+// deciding between overlapping names). With --server the tool may also be the server's
+// own name for it. 2 when the name fits no configured server (nothing starts).
 int run_call(const GlobalOptions& options, const std::string& tool, const std::string& arguments,
-             bool json);
+             bool json, const std::string& server = "");
 int run_status(const GlobalOptions& options, const std::string& server, bool as_json);
 int run_repl(const GlobalOptions& options);
 

@@ -5,7 +5,7 @@
 //     trust [DIR]               trust DIR's project servers as they are now
 //     untrust [DIR]             remove DIR's trust
 //     tools [--json]            every MCP tool of every server
-//     call <tool> [JSON] [--json]  call one tool
+//     call <tool> [JSON] [--json] [--server NAME]  call one tool (starts only its server)
 //     status [name] [--json]    one server's state, error and stderr tail (or all)
 //     repl                      /mcp commands and tool calls from stdin
 //     auth login [server] [--no-browser]   OAuth sign-in (browser + loopback callback)
@@ -88,6 +88,11 @@ int main(int argc, char** argv) {
   call_cmd->add_option("tool", call_tool, "Tool name (mcp_<server>_<tool>)")->required();
   call_cmd->add_option("arguments", call_args, "Arguments as a JSON object (default {})");
   call_cmd->add_flag("--json", call_json, "Print the result as JSON");
+  std::string call_server;
+  call_cmd->add_option("--server", call_server,
+                       "The tool's server (default: the configured server the tool's name starts "
+                       "with); the tool may then be given by the server's own name for it. Only "
+                       "this server is started");
 
   std::string status_name;
   auto* status_cmd = app.add_subcommand("status", "Show a server's state, error and stderr tail");
@@ -159,7 +164,7 @@ int main(int argc, char** argv) {
   if (trust_cmd->parsed()) return run_trust(global, trust_dir, true);
   if (untrust_cmd->parsed()) return run_trust(global, untrust_dir, false);
   if (tools_cmd->parsed()) return run_tools(global, tools_json);
-  if (call_cmd->parsed()) return run_call(global, call_tool, call_args, call_json);
+  if (call_cmd->parsed()) return run_call(global, call_tool, call_args, call_json, call_server);
   if (status_cmd->parsed()) return run_status(global, status_name, status_json);
   if (repl_cmd->parsed()) return run_repl(global);
   if (login_cmd->parsed()) return run_auth_login(global, login_name, !login_no_browser);

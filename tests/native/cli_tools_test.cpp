@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstdlib>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -23,6 +24,10 @@
 #include <sstream>
 #include <string>
 
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "hostile_support.hpp"
 #include "mcprt/result.hpp"
 #include "native_test_support.hpp"
 
@@ -162,6 +167,24 @@ class Cli : public ::testing::Test {
   static json demo(std::vector<std::string> args = {}) {
     return {{"command", MCPRT_DEMO_SERVER}, {"args", args}};
   }
+  // The demo server behind a shell that first leaves the file started-<tag> in the temp
+  // home: which servers a command started.
+  json tagged_demo(const std::string& tag) const {
+    return {{"command", "/bin/sh"},
+            {"args", {"-c", "touch '" + (home_ / ("started-" + tag)).string() + "' && exec '" +
+                                MCPRT_DEMO_SERVER + "'"}}};
+  }
+  std::set<std::string> started() const {
+    std::set<std::string> tags;
+    for (const auto& e : fs::directory_iterator(home_)) {
+      const std::string name = e.path().filename();
+      if (name.rfind("started-", 0) == 0) tags.insert(name.substr(8));
+    }
+    return tags;
+  }
+  void forget_started() {
+    for (const auto& tag : started()) fs::remove(home_ / ("started-" + tag));
+  }
   json scripted(const std::string& scenario) const {
     return {{"command", native::test::self_exe()},
             {"args", {"--scripted-server=" + scenario, marker_}}};
@@ -208,6 +231,57 @@ class Cli : public ::testing::Test {
   fs::path cwd_;
 };
 
+// What a terminal shows once `raw` was written to it: the lines of the screen (no
+// scrolling region: rows grow downwards). Understands what the CLI writes: text, \r, \n,
+// CSI n F (up n lines, to column 1), CSI n A (up), CSI 2K / K (erase the line / to its end),
+// CSI J (erase to the end of the screen); other sequences (colours) change nothing shown.
+std::vector<std::string> screen_of(const std::string& raw) {
+  std::vector<std::string> rows(1);
+  std::size_t row = 0, col = 0;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    const char c = raw[i];
+    if (c == '\r') {
+      col = 0;
+    } else if (c == '\n') {
+      if (++row >= rows.size()) rows.resize(row + 1);
+      col = 0;
+    } else if (c == '\x1b' && i + 1 < raw.size() && raw[i + 1] == '[') {
+      std::size_t j = i + 2;
+      std::string params;
+      while (j < raw.size() && !(raw[j] >= '@' && raw[j] <= '~')) params.push_back(raw[j++]);
+      if (j >= raw.size()) break;
+      const int n = params.empty() || params.find_first_not_of("0123456789") != std::string::npos
+                        ? 0
+                        : std::stoi(params);
+      switch (raw[j]) {
+        case 'F': row -= std::min<std::size_t>(row, std::max(n, 1)); col = 0; break;
+        case 'A': row -= std::min<std::size_t>(row, std::max(n, 1)); break;
+        case 'K':
+          if (n == 2) rows[row].clear();
+          else if (col < rows[row].size()) rows[row].resize(col);
+          break;
+        case 'J':
+          if (col < rows[row].size()) rows[row].resize(col);
+          rows.resize(row + 1);
+          break;
+        default: break;
+      }
+      i = j;
+    } else {
+      if (rows[row].size() <= col) rows[row].resize(col + 1, ' ');
+      rows[row][col++] = c;
+    }
+  }
+  while (!rows.empty() && rows.back().find_first_not_of(' ') == std::string::npos) rows.pop_back();
+  return rows;
+}
+
+std::string joined_screen(const std::string& raw) {
+  std::string out;
+  for (const auto& line : screen_of(raw)) out += line + "\n";
+  return out;
+}
+
 std::set<std::string> keys(const json& object) {
   std::set<std::string> out;
   for (auto& [k, v] : object.items()) out.insert(k);
@@ -220,7 +294,8 @@ TEST_F(Cli, ToolsJson_HasTheExactShapeAndEachServersSource) {
   auto r = run("tools --json");
   ASSERT_FALSE(r.doc.is_discarded()) << r.out;
   EXPECT_EQ(r.exit_code, 0) << r.out;
-  EXPECT_EQ(keys(r.doc), (std::set<std::string>{"tools", "errors", "servers", "elapsedMs"}));
+  EXPECT_EQ(keys(r.doc), (std::set<std::string>{"tools", "errors", "servers", "shadowed", "elapsedMs"}));
+  EXPECT_EQ(r.doc["shadowed"], json::array());
   EXPECT_TRUE(r.doc["elapsedMs"].is_number());
   EXPECT_EQ(r.doc["errors"], json::array());
   ASSERT_EQ(r.doc["tools"].size(), 18u) << r.out;
@@ -337,6 +412,36 @@ TEST_F(Cli, Tools_ProgressLinesFitTheTerminalsWidth) {
   }
 }
 
+TEST_F(Cli, Tools_OnATerminalTheProgressBlockIsClearedWhenDone) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}, {"crashy", scripted("crash_at_start")}}}});
+  auto r = run_on_terminal({"tools"}, {}, {{"NO_COLOR", "1"}});
+  EXPECT_THAT(r.raw, HasSubstr("  demo: connecting (Claude Code)")) << r.raw;  // it was shown
+  const std::string screen = joined_screen(r.raw);
+  EXPECT_THAT(screen, Not(HasSubstr("demo: connect"))) << screen;
+  EXPECT_THAT(screen, Not(HasSubstr("crashy: "))) << screen;
+  EXPECT_THAT(screen, ::testing::StartsWith("crashy (stdio, Claude Code) failed: ")) << screen;
+  EXPECT_THAT(screen, HasSubstr("\ndemo (stdio, Claude Code) connected, 6 tools\n")) << screen;
+}
+
+TEST_F(Cli, Tools_OneShotRunWaitsForAListChangedReListUnderWayAndCachesItsResult) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"late", scripted("late_tool")}}}});
+  auto r = run("tools --json");
+  ASSERT_FALSE(r.doc.is_discarded()) << r.out;
+  auto tools = by_name(r.doc["tools"]);
+  EXPECT_TRUE(tools.count("mcp_late_late")) << r.out;
+  EXPECT_EQ(by_name(r.doc["servers"])["late"]["toolCount"], 3) << r.out;
+  std::string cached;
+  for (const auto& e : fs::directory_iterator(home_ / ".cache/mcprt")) {
+    std::ifstream f(e.path());
+    cached += std::string((std::istreambuf_iterator<char>(f)), {});
+  }
+  EXPECT_THAT(cached, HasSubstr("Registered right after the first tools/list.")) << cached;
+  // A call of that tool finds it too.
+  auto call = run("call mcp_late_late");
+  EXPECT_EQ(call.exit_code, 0) << call.out;
+  EXPECT_EQ(call.out, "late tool\n");
+}
+
 TEST_F(Cli, Tools_TextCountsOneToolInTheSingular) {
   json one = demo();
   one["includeTools"] = {"echo"};
@@ -374,6 +479,34 @@ TEST_F(Cli, Tools_SecondRunServesASlowServerFromTheCacheAsDeferredTools) {
   EXPECT_EQ(by_name(third.doc["tools"])["mcp_slow_echo"]["deferred"], false);
 }
 
+TEST_F(Cli, Tools_HttpFailuresNameTheUrlAndTheCauseOnce) {
+  // A loopback port that refuses (bound, not listening) and a server that hangs up.
+  const int bound = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(bound, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  socklen_t len = sizeof a;
+  ::getsockname(bound, reinterpret_cast<sockaddr*>(&a), &len);
+  const std::string refusing = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
+  native::test::RawHttpServer hang_up([](native::test::RawHttpServer::Connection&) {});
+  write(home_ / ".claude.json",
+        {{"mcpServers", {{"refused", {{"url", refusing + "/mcp?token=abc123"}}},
+                         {"refused_sse", {{"type", "sse"}, {"url", refusing + "/sse"}}},
+                         {"closer", {{"url", hang_up.url("/mcp")}}}}}});
+  auto r = run("tools --json");
+  ::close(bound);
+  ASSERT_FALSE(r.doc.is_discarded()) << r.out;
+  auto servers = by_name(r.doc["servers"]);
+  EXPECT_EQ(servers["refused"]["error"], "Server \"refused\": HTTP POST " + refusing +
+                                             "/mcp?token=*** failed: could not connect (connection refused)");
+  EXPECT_EQ(servers["refused_sse"]["error"],
+            "Server \"refused_sse\": HTTP GET " + refusing + "/sse failed: could not connect (connection refused)");
+  EXPECT_EQ(servers["closer"]["error"], "Server \"closer\": HTTP POST " + hang_up.url("/mcp") +
+                                            " failed: the server closed the connection without answering");
+  EXPECT_THAT(r.out, Not(HasSubstr("abc123")));
+}
+
 TEST_F(Cli, Call_ExitCodesFollowTheResult) {
   write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}}}});
   auto ok = run("call mcp_demo_echo '{\"message\":\"hello there\"}'");
@@ -408,7 +541,67 @@ TEST_F(Cli, Call_OfAFailedServersToolSaysTheServerFailedAndWhy) {
   // A name no server claims is still a usage error that lists what there is.
   auto unknown = run("call mcp_nobody_x '{}' 2>&1");
   EXPECT_EQ(unknown.exit_code, 2) << unknown.out;
-  EXPECT_THAT(unknown.out, HasSubstr("unknown tool \"mcp_nobody_x\"; available: mcp_demo_")) << unknown.out;
+  EXPECT_EQ(unknown.out, "mcprt: unknown tool \"mcp_nobody_x\": it names no configured server (tools are "
+                         "mcp_<server>_<tool>; servers: crashy, demo)\n");
+  // A server's tool it does not have: that server's tools are the list.
+  auto missing = run("call mcp_demo_nope '{}' 2>&1");
+  EXPECT_EQ(missing.exit_code, 2) << missing.out;
+  EXPECT_THAT(missing.out, HasSubstr("unknown tool \"mcp_demo_nope\"; server \"demo\" has: mcp_demo_add, ")) << missing.out;
+}
+
+TEST_F(Cli, Call_StartsOnlyTheToolsServer) {
+  json servers = {{"demo", tagged_demo("demo")}, {"dem", tagged_demo("dem")}};
+  for (int i = 1; i <= 10; ++i) servers["other" + std::to_string(i)] = tagged_demo("other" + std::to_string(i));
+  write(home_ / ".claude.json", {{"mcpServers", servers}});  // 12 servers
+  auto r = run("call mcp_demo_echo '{\"message\":\"only one\"}'");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(r.out, "only one\n");
+  EXPECT_EQ(started(), std::set<std::string>{"demo"});
+}
+
+TEST_F(Cli, Call_OfOverlappingServerNamesStartsTheOneTheCacheNames) {
+  // "demo" and "demo_x" both fit mcp_demo_x_echo ("demo" could have a tool "x_echo").
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", tagged_demo("demo")}, {"demo_x", tagged_demo("demo_x")}}}});
+  auto cold = run("call mcp_demo_x_echo '{\"message\":\"cold\"}'");
+  EXPECT_EQ(cold.exit_code, 0) << cold.out;
+  EXPECT_EQ(cold.out, "cold\n");
+  EXPECT_EQ(started(), (std::set<std::string>{"demo", "demo_x"}));  // nothing cached: both
+  ASSERT_EQ(run("tools --json").exit_code, 0);                       // fills the cache
+  forget_started();
+  auto warm = run("call mcp_demo_x_echo '{\"message\":\"warm\"}'");
+  EXPECT_EQ(warm.exit_code, 0) << warm.out;
+  EXPECT_EQ(warm.out, "warm\n");
+  EXPECT_EQ(started(), std::set<std::string>{"demo_x"});
+  forget_started();
+  EXPECT_EQ(run("call mcp_demo_echo '{\"message\":\"d\"}'").out, "d\n");  // only "demo" fits
+  EXPECT_EQ(started(), std::set<std::string>{"demo"});
+}
+
+TEST_F(Cli, Call_ServerFlagStartsThatServerAndTakesItsOwnToolName) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", tagged_demo("demo")}, {"other", tagged_demo("other")}}}});
+  auto raw_name = run("call --server demo echo '{\"message\":\"by its own name\"}'");
+  EXPECT_EQ(raw_name.exit_code, 0) << raw_name.out;
+  EXPECT_EQ(raw_name.out, "by its own name\n");
+  auto full_name = run("call mcp_demo_echo '{\"message\":\"full\"}' --server demo");
+  EXPECT_EQ(full_name.out, "full\n");
+  EXPECT_EQ(started(), std::set<std::string>{"demo"});
+  auto ghost = run("call --server ghost echo 2>&1");
+  EXPECT_EQ(ghost.exit_code, 2);
+  EXPECT_EQ(ghost.out, "mcprt: unknown server \"ghost\" (servers: demo, other)\n");
+}
+
+TEST_F(Cli, Call_OnATerminalShowsProgressOnStderrAndClearsItWhenDone) {
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}}}});
+  const std::string args = R"({"steps":3,"interval_ms":100})";
+  auto r = run_on_terminal({"call", "mcp_demo_slow_task", args}, {});
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.raw, HasSubstr("  mcp_demo_slow_task: 1/3 (33%) step 1 of 3")) << r.raw;
+  EXPECT_THAT(r.raw, HasSubstr("  mcp_demo_slow_task: 3/3 (100%) step 3 of 3")) << r.raw;
+  // What stays on the screen: the result, no progress line.
+  EXPECT_EQ(joined_screen(r.raw), "slow_task completed 3 steps of 100 ms\n") << r.raw;
+  // Off a terminal nothing but the result.
+  auto piped = run("call mcp_demo_slow_task '" + args + "' 2>&1");
+  EXPECT_EQ(piped.out, "slow_task completed 3 steps of 100 ms\n");
 }
 
 TEST_F(Cli, Call_SigtermCancelsTheCallStopsItsServersAndExits143) {
@@ -547,7 +740,7 @@ TEST_F(Cli, ListJson_HasEachServersStateTrustAndLaunchAsWritten) {
   auto r = run("list --json");
   ASSERT_FALSE(r.doc.is_discarded()) << r.out;
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(keys(r.doc), (std::set<std::string>{"servers", "errors", "projectFolder"}));
+  EXPECT_EQ(keys(r.doc), (std::set<std::string>{"servers", "shadowed", "errors", "projectFolder"}));
   EXPECT_EQ(r.doc["projectFolder"], fs::canonical(cwd_).string());
   auto servers = by_name(r.doc["servers"]);
   ASSERT_EQ(servers.size(), 5u) << r.out;
@@ -562,6 +755,54 @@ TEST_F(Cli, ListJson_HasEachServersStateTrustAndLaunchAsWritten) {
   EXPECT_EQ(servers["claude_demo"]["trust"], "implicit");
   EXPECT_EQ(servers["claude_demo"]["command"], MCPRT_DEMO_SERVER);
   EXPECT_EQ(servers["vsc_demo"]["source"]["level"], "project");
+}
+
+TEST_F(Cli, ShadowedEntriesAreShownInListToolsAndStatusWithTheEntryThatWon) {
+  // Claude Code outranks Cursor: Cursor's "demo" loses by name, its "twin" by endpoint.
+  write(home_ / ".claude.json", {{"mcpServers", {{"demo", demo()}}}});
+  write(home_ / ".cursor/mcp.json", {{"mcpServers", {{"demo", demo({"--quiet"})}, {"twin", demo()}}}});
+  const std::string claude = (home_ / ".claude.json").string();
+  const std::string cursor = (home_ / ".cursor/mcp.json").string();
+  const std::string by_name = "shadowed by \"demo\" from Claude Code (user) " + claude + " (same name)";
+  const std::string by_endpoint = "shadowed by \"demo\" from Claude Code (user) " + claude + " (same endpoint)";
+
+  auto list = run("list");
+  EXPECT_EQ(list.exit_code, 0) << list.out;
+  EXPECT_THAT(list.out, HasSubstr("Shadowed (another entry of that name or endpoint wins; never started):\n"
+                                  "  demo  Cursor (user) " + cursor + "\n    " + by_name + "\n"
+                                  "    runs: " + std::string(MCPRT_DEMO_SERVER) + " --quiet\n")) << list.out;
+  EXPECT_THAT(list.out, HasSubstr("  twin  Cursor (user) " + cursor + "\n    " + by_endpoint + "\n")) << list.out;
+
+  auto list_json = run("list --json");
+  ASSERT_EQ(list_json.doc["shadowed"].size(), 2u) << list_json.out;
+  const json& loser = list_json.doc["shadowed"][0];
+  EXPECT_EQ(loser["name"], "demo");
+  EXPECT_EQ(loser["reason"], "same name");
+  EXPECT_EQ(loser["source"]["path"], cursor);
+  EXPECT_EQ(loser["shadowedBy"], json({{"name", "demo"},
+                                       {"source", {{"provider", "claude"}, {"providerName", "Claude Code"},
+                                                   {"level", "user"}, {"path", claude}}}}));
+  EXPECT_EQ(loser["args"], json::array({"--quiet"}));
+  EXPECT_EQ(list_json.doc["shadowed"][1]["name"], "twin");
+  EXPECT_EQ(list_json.doc["shadowed"][1]["reason"], "same endpoint");
+
+  auto tools = run("tools");
+  EXPECT_THAT(tools.out, HasSubstr("twin (stdio, Cursor) shadowed: by \"demo\" from Claude Code (user) " + claude +
+                                   " (same endpoint); not started\n")) << tools.out;
+  auto tools_json = run("tools --json");
+  EXPECT_EQ(tools_json.doc["shadowed"], list_json.doc["shadowed"]) << tools_json.out;
+
+  auto twin = run("status twin");
+  EXPECT_EQ(twin.exit_code, 1) << twin.out;  // never started, like a disabled one
+  EXPECT_EQ(twin.out, "Server \"twin\"\n  state:    " + by_endpoint + "; never started\n  source:   Cursor (user) " +
+                          cursor + "\n");
+  auto status_demo = run("status demo");
+  EXPECT_THAT(status_demo.out, HasSubstr("  shadows:  Cursor (user) " + cursor + " (same name; not used)\n"));
+  auto all = run("status");
+  EXPECT_THAT(all.out, ::testing::ContainsRegex("twin +shadowed +- +Cursor \\(user\\)")) << all.out;
+  auto twin_json = run("status twin --json");
+  ASSERT_EQ(twin_json.doc["shadowed"].size(), 1u) << twin_json.out;
+  EXPECT_EQ(twin_json.doc["shadowed"][0]["shadowedBy"]["name"], "demo");
 }
 
 TEST_F(Cli, Trust_RecordsTheFolderAndEveryProjectServerAndUntrustRemovesIt) {
@@ -697,6 +938,18 @@ TEST_F(Cli, Repl_RunsMcpCommandsAndToolCallsFromPipedStdin) {
   EXPECT_THAT(r.out, HasSubstr("Unknown subcommand \"nonsense\"."));
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("after quit")));
   EXPECT_THAT(r.out, ::testing::Not(HasSubstr("mcprt>")));  // no prompt off a terminal
+}
+
+TEST_F(Cli, Repl_McpListAfterAWarmStartShowsWhereTheServersGotTo) {
+  write(home_ / ".claude.json",
+        {{"mcpServers", {{"slow", demo({"--startup-delay-ms", "1000"})}, {"fast", demo()}}}});
+  ASSERT_EQ(run("tools --json").exit_code, 0);  // fills the cache: the next load ends at once
+  auto r = run("repl", "/mcp list\n/mcp status slow\n");
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("fast +connected +6 tools")) << r.out;
+  EXPECT_THAT(r.out, ::testing::ContainsRegex("slow +connected +6 tools")) << r.out;
+  EXPECT_THAT(r.out, HasSubstr("  state:    connected\n")) << r.out;
+  EXPECT_THAT(r.out, Not(HasSubstr("connecting"))) << r.out;
 }
 
 TEST_F(Cli, Repl_McpAddWritesTheNativeUserFileAndConnects) {

@@ -173,6 +173,19 @@ class McpServer {
       return;
     }
     if (method == "tools/list") {
+      if (scenario_ == "late_tool") {
+        // The list as it was when asked, then (in the same write, so the client reads both
+        // at once) the tool registered right after and its list_changed.
+        json tools = tool_list();
+        if (late_tool_added_) tools.push_back(late_tool());
+        std::string out = json{{"jsonrpc", "2.0"}, {"id", id}, {"result", {{"tools", tools}}}}.dump() + "\n";
+        if (!late_tool_added_) {
+          late_tool_added_ = true;
+          out += json{{"jsonrpc", "2.0"}, {"method", "notifications/tools/list_changed"}}.dump() + "\n";
+        }
+        write_all(STDOUT_FILENO, out);
+        return;
+      }
       if (scenario_ == "deep_tools_list") {
         reply_raw(id, "{\"tools\":" + deep_arrays() + "}");
       } else if (scenario_ == "invalid_utf8_tools_list") {
@@ -198,7 +211,9 @@ class McpServer {
       }
       const std::string name = params.value("name", "");
       const json args = params.value("arguments", json::object());
-      if (name == "echo" && args.contains("message") && args["message"].is_string()) {
+      if (name == "late" && late_tool_added_) {
+        reply(id, {{"content", json::array({{{"type", "text"}, {"text", "late tool"}}})}});
+      } else if (name == "echo" && args.contains("message") && args["message"].is_string()) {
         reply(id, {{"content", json::array({{{"type", "text"}, {"text", args["message"]}}})}});
       } else if (name == "add" && args.contains("a") && args.contains("b") &&
                  args["a"].is_number() && args["b"].is_number()) {
@@ -249,8 +264,15 @@ class McpServer {
             .dump());
   }
 
+  static json late_tool() {
+    return {{"name", "late"},
+            {"description", "Registered right after the first tools/list."},
+            {"inputSchema", {{"type", "object"}}}};
+  }
+
   std::string scenario_;
   long delay_ms_ = 0;
+  bool late_tool_added_ = false;  // late_tool: after the first tools/list
 };
 
 int slow_cat() {
@@ -336,7 +358,7 @@ int run_scripted_server(const char* scenario, int argc, char** argv) {
   if (s == "ok" || s == "hang_initialize" || s == "garbage_lines" || s == "huge_line" ||
       s == "flood_stderr" || s == "exit_mid_call" || s == "ignore_stdin_close" ||
       s == "ignore_sigterm" || s == "deep_tools_list" || s == "deep_call_result" ||
-      s == "deep_notification" || s == "invalid_utf8_tools_list" || s == "hang_call") {
+      s == "deep_notification" || s == "invalid_utf8_tools_list" || s == "hang_call" || s == "late_tool") {
     return McpServer(s).run();
   }
   complain("scripted server: unknown scenario \"" + s + "\"");

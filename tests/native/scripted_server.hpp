@@ -18,6 +18,9 @@
 //   ignore_stdin_close  ignores stdin EOF (stays up until signalled)
 //   ignore_sigterm      ignores stdin EOF and SIGTERM (only SIGKILL ends it); writes
 //                       "ready: ignoring SIGTERM" to stderr once SIGTERM is ignored
+//   late_tool           like ok, but right after answering the first tools/list it adds a
+//                       third tool, `late`, and sends notifications/tools/list_changed (in
+//                       the same write as that answer); later lists have the three tools
 //   slow_initialize     like ok, but answers initialize only after <arg1> ms (default
 //                       1000): a slow-starting server for the startup gate
 // Hostile MCP scenarios (SPEC §17 "Bounded input"); the depth is MCPRT_SCRIPTED_DEPTH
