@@ -251,7 +251,9 @@ TEST_F(HostileRepo, UntrustedRepository_NothingRunsConnectsOrLeaksAndTheUsersSer
   EXPECT_EQ(call.exit_code, 0) << call.err;
   EXPECT_EQ(call.out, "still works\n");
   expect_contained(call, "call");
-  expect_each_pending_reported(call, "call");
+  // call starts only the tool's server, so the project's pending servers are not its
+  // business: nothing about them is said (a project tool's call names the fix, below).
+  EXPECT_THAT(call.err, Not(HasSubstr("To trust it"))) << call.err;
   MeasuredRun call_project = cli({"call", "mcp_claude_demo_echo", R"({"message":"x"})"});
   EXPECT_EQ(call_project.exit_code, 3);
   expect_contained(call_project, "call of a project tool");
