@@ -267,6 +267,7 @@ TEST_F(ProcessStreamTest, CloseOfAChildThatNeverWroteSendsSigtermWithoutTheStdin
   // ignore_stdin_close stays up after EOF; it has written nothing (still "starting").
   NativeProcessOptions slow = fast_options();
   slow.stdin_close_grace = Millis(10 * 60 * 1000);
+  slow.silent_stdin_close_grace = NativeProcessOptions{}.silent_stdin_close_grace;  // the default
   NativeProcessLauncher launcher(ex_, &log_, slow);
   auto r = launcher.launch(scripted("ignore_stdin_close"));
   ASSERT_TRUE(r.ok()) << r.error();

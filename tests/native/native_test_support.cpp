@@ -13,6 +13,11 @@ NativeProcessOptions fast_options() {
   NativeProcessOptions o;
   o.stdin_close_grace = Millis(150);
   o.sigterm_grace = Millis(150);
+  // close() gives every child the stdin grace first, also one that has not written yet:
+  // these tests close children that are about to write or to exit on EOF (cat), and a
+  // loaded machine must not turn that into a SIGTERM race. The production default (SIGTERM
+  // at once for a child that never wrote) has its own test.
+  o.silent_stdin_close_grace = o.stdin_close_grace;
   return o;
 }
 
