@@ -149,6 +149,17 @@ TEST_F(DiscoveryMerge, ListsInOtherFiles_AreIgnored) {
   EXPECT_EQ(names(discover()), std::vector<std::string>{"s"});
 }
 
+// A host's own file in place of the user file (NativeHost's config_file, the CLI's
+// --config) is level native: `/mcp disable` writes its lists, so they must hold.
+TEST_F(DiscoveryMerge, ListsInALevelNativeFileInPlaceOfTheUserFile_Count) {
+  add("config", 1000, Level::native,
+      R"({"mcpServers": {"s": {"command": "x"}, "t": {"command": "y"}, "u": {"command": "z", "enabled": false}},
+          "disabledServers": ["s"], "enabledServers": ["u"]})");
+  DiscoveryResult r = discover();
+  EXPECT_EQ(names(r), (std::vector<std::string>{"t", "u"}));
+  EXPECT_TRUE(has(r.disabled, "s"));
+}
+
 TEST_F(DiscoveryMerge, SameEndpointUnderAnotherName_IsShadowed) {
   add("high", 70, Level::user, R"({"first": {"command": "npx", "args": ["-y", "srv"]},
                                    "web": {"url": "https://x.example/mcp", "headers": {"A": "1"}}})");

@@ -180,6 +180,22 @@ TEST_F(McpCommand, AddCommand_WritesAStdioEntryAndConnectsIt) {
   EXPECT_EQ(farm.attempts("demo"), 1u);  // the others were left alone
 }
 
+TEST_F(McpCommand, Add_TakesTheFlagsOfMcprtAdd) {
+  start();
+  serve("web", {"search"});
+  std::string out = run("/mcp add -t http web https://example.com/mcp -H 'X-Key: ${KEY}'");
+  EXPECT_THAT(out, HasSubstr("Added \"web\""));
+  EXPECT_EQ(fs.read_json(kUserFile)["mcpServers"]["web"],
+            json({{"type", "http"},
+                  {"url", "https://example.com/mcp"},
+                  {"headers", {{"X-Key", "${KEY}"}}}}));
+  serve("notes", {"take"});
+  run("/mcp add -e A=1 notes -- node s.js");
+  EXPECT_EQ(fs.read_json(kUserFile)["mcpServers"]["notes"],
+            json({{"command", "node"}, {"args", {"s.js"}}, {"env", {{"A", "1"}}}}));
+  EXPECT_TRUE(has_tool("mcp_notes_take"));
+}
+
 TEST_F(McpCommand, AddUrl_WritesAnHttpEntryAndCreatesTheFile) {
   fs.files.erase(kUserFile);
   start();
@@ -197,7 +213,11 @@ TEST_F(McpCommand, Add_RefusesBadNamesUrlsAndExistingEntries) {
   EXPECT_THAT(run("/mcp add 'bad name' --url https://x.dev"), HasSubstr("Server \"bad name\""));
   EXPECT_THAT(run("/mcp add web --url ftp://x.dev"), HasSubstr("is not an http:// or https:// URL"));
   EXPECT_THAT(run("/mcp add demo -- other"), HasSubstr("already defined in"));
-  EXPECT_THAT(run("/mcp add web"), HasSubstr("Wrong arguments for /mcp add."));
+  EXPECT_THAT(run("/mcp add web"),
+              HasSubstr("Wrong arguments for /mcp add: give a URL or -- <command>"));
+  EXPECT_THAT(run("/mcp add web https://x.dev -e A=1"),
+              HasSubstr("-e sets the environment of a stdio server"));
+  EXPECT_THAT(run("/mcp add web node --port 8"), HasSubstr("unknown option \"--port\""));
   EXPECT_EQ(fs.writes, writes);
 }
 
@@ -231,7 +251,8 @@ TEST_F(McpCommand, Edit_RefusesToOverwriteAUserFileThatIsNotJson) {
 TEST_F(McpCommand, Edit_ReportsAFailedWrite) {
   start();
   fs.fail_writes = true;
-  EXPECT_THAT(run("/mcp disable demo"), HasSubstr("Cannot write " + std::string(kUserFile)));
+  EXPECT_THAT(run("/mcp disable demo"),
+              HasSubstr("Cannot disable \"demo\": cannot write " + std::string(kUserFile)));
   EXPECT_TRUE(has_tool("mcp_demo_echo"));
 }
 

@@ -92,8 +92,10 @@ class ConfigProvider {
 // enable_project_config is false, including ~/.claude.json's `projects[<cwd>]` block);
 // the native provider's user file is Level::native; every other user file Level::user.
 // Within a provider the order is project files first (Claude: `projects[<cwd>]`, then
-// `.mcp.json`), then user files. Only the native user file's disabledServers /
-// enabledServers lists count. Format mapping per provider: Gemini `httpUrl` → http,
+// `.mcp.json`), then user files. Only the disabledServers / enabledServers lists (and
+// trustedProjects) of Level::native files count: the native user file, or the file a host
+// reads in its place (NativeHost's config_file, the CLI's --config). Format mapping per
+// provider: Gemini `httpUrl` → http,
 // `url` without `type` → sse; Windsurf `serverUrl` → url; VS Code top-level `servers`
 // (JSONC, `${workspaceFolder}` → cwd); Codex `[mcp_servers.<name>]` (env_vars read from
 // ctx.env at discovery time, http_headers, env_http_headers and bearer_token_env_var →
@@ -223,13 +225,17 @@ std::vector<std::string> referenced_variables(const ServerConfig& config);
 
 // --- the user file (native_user_config_path) -----------------------------------------
 // One reader and one writer for every rewrite of the user file (/mcp enable|disable|add|
-// remove, trust, untrust), so each keeps the keys it does not know.
+// remove, mcprt add|remove|enable|disable, trust, untrust; config_edit.hpp), so each keeps
+// the keys it does not know, in the order the file has them.
+
+// A JSON object that keeps its keys in insertion order: what the rewrites edit.
+using ordered_json = nlohmann::ordered_json;
 
 // The file as a JSON object ({} when it does not exist). An error when it cannot be read,
 // is not valid JSON (comments allowed) or is not an object; the message names the path.
-Result<json> read_user_config(FileSystem& fs, const std::string& path);
+Result<ordered_json> read_user_config(FileSystem& fs, const std::string& path);
 // Writes `doc` (2-space indent, trailing newline) atomically through the seam.
-Status write_user_config(FileSystem& fs, const std::string& path, const json& doc);
+Status write_user_config(FileSystem& fs, const std::string& path, const ordered_json& doc);
 
 // Records trust for `folder`: each name → hash in `servers` (the folder's record is
 // created even when `servers` is empty). `replace` = the folder's record holds exactly

@@ -18,8 +18,9 @@
 //                             callback), then reconnect it and report its tools
 //   enable <name>             rewrites the user file's enabledServers/disabledServers,
 //   disable <name>              then applies the change
-//   add <name> --url URL      adds a server to the user file, then connects it
-//   add <name> -- CMD [ARG…]
+//   add <name> URL            adds a server to the user file, then connects it; the
+//   add <name> -- CMD [ARG…]    options of `mcprt add` (-t, -e, -H, --url; see
+//                               config_edit.hpp: parse_add_words)
 //   remove <name>             removes a server from the user file, then disconnects it
 //   status <name>             state, trust, error, attempts, source, stderr tail (for a
 //                             server that is not trusted: what it would run)

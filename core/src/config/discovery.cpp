@@ -71,11 +71,13 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
     for (auto& parsed : provider->load(ctx)) files.push_back(std::move(parsed));
   }
 
-  // The native user file's lists (SPEC §2.3) and trust records (§17). Only that file's:
-  // a project file that writes `trustedProjects` trusts nothing.
+  // The native user file's lists (SPEC §2.3) and trust records (§17): the files of level
+  // native, which are that file or the one a host reads instead (the CLI's --config, whose
+  // `/mcp disable` must hold as it does in the user file). Only those: a project file that
+  // writes `trustedProjects` trusts nothing, and other tools' files never disable ours.
   std::vector<std::string> disabled_list, enabled_list;
   for (const auto& f : files) {
-    if (f.source.provider == "native" && f.source.level == SourceInfo::Level::native) {
+    if (f.source.level == SourceInfo::Level::native) {
       disabled_list.insert(disabled_list.end(), f.disabled_servers.begin(), f.disabled_servers.end());
       enabled_list.insert(enabled_list.end(), f.enabled_servers.begin(), f.enabled_servers.end());
       result.trust.merge(f.trusted_projects);

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "mcprt/discovery.hpp"
-#include "mcprt/json_text.hpp"
 
 namespace mcprt {
 
@@ -18,20 +17,26 @@ constexpr const char* kTrustKey = "trustedProjects";
 
 }  // namespace
 
-Result<json> read_user_config(FileSystem& fs, const std::string& path) {
+// The one ordered parse (parse_json builds the sorted `json` every reader uses): a rewrite
+// must keep the user's key order. Without exceptions, comments allowed as discovery reads
+// them.
+Result<ordered_json> read_user_config(FileSystem& fs, const std::string& path) {
   auto text = fs.read_file(path);
   if (!text.ok()) return text.error();
-  if (!text->has_value()) return json::object();
-  json doc = parse_json(**text, /*allow_comments=*/true);
+  if (!text->has_value()) return ordered_json::object();
+  const std::string& body = **text;
+  if (body.find_first_not_of(" \t\r\n") == std::string::npos) return ordered_json::object();
+  ordered_json doc =
+      ordered_json::parse(body, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);
   if (doc.is_discarded()) {
     return Error::make(ErrorCode::invalid_config, path + " is not valid JSON; fix it by hand first");
   }
-  if (doc.is_null()) doc = json::object();
+  if (doc.is_null()) doc = ordered_json::object();
   if (!doc.is_object()) return Error::make(ErrorCode::invalid_config, path + " does not hold a JSON object");
   return doc;
 }
 
-Status write_user_config(FileSystem& fs, const std::string& path, const json& doc) {
+Status write_user_config(FileSystem& fs, const std::string& path, const ordered_json& doc) {
   return fs.write_file(path, doc.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
@@ -48,14 +53,14 @@ Status record_project_trust(FileSystem& fs, const std::string& user_file, const 
     return Error::make(ErrorCode::invalid_config, "\"" + std::string(kTrustKey) + "\" in " + user_file +
                                                       " is malformed; fix it by hand first");
   };
-  json& projects = (*doc)[kTrustKey];
-  if (projects.is_null()) projects = json::object();
+  ordered_json& projects = (*doc)[kTrustKey];
+  if (projects.is_null()) projects = ordered_json::object();
   if (!projects.is_object()) return malformed();
-  json& record = projects[folder];
-  if (record.is_null()) record = json::object();
+  ordered_json& record = projects[folder];
+  if (record.is_null()) record = ordered_json::object();
   if (!record.is_object()) return malformed();
-  json& grants = record["servers"];
-  if (grants.is_null() || replace) grants = json::object();
+  ordered_json& grants = record["servers"];
+  if (grants.is_null() || replace) grants = ordered_json::object();
   if (!grants.is_object()) return malformed();
   for (const auto& [name, hash] : servers) grants[name] = hash;
   return write_user_config(fs, user_file, *doc);

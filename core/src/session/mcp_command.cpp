@@ -8,6 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include "mcprt/config_edit.hpp"
+
 namespace mcprt {
 namespace {
 
@@ -532,117 +534,62 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     return false;
   }
 
-  // One reader and writer for the user file (discovery.hpp), shared with trust.
-  Result<json> read_user_file() const { return read_user_config(*options.fs, options.user_config_path); }
-  Status write_user_file(const json& doc) const {
-    return write_user_config(*options.fs, options.user_config_path, doc);
-  }
-
-  static void remove_name(json& doc, const char* key, const std::string& name) {
-    auto it = doc.find(key);
-    if (it == doc.end() || !it->is_array()) return;
-    json kept = json::array();
-    for (const auto& v : *it) {
-      if (!(v.is_string() && v.get_ref<const std::string&>() == name)) kept.push_back(v);
-    }
-    *it = std::move(kept);
-  }
-
-  static void add_name(json& doc, const char* key, const std::string& name) {
-    auto it = doc.find(key);
-    if (it == doc.end() || !it->is_array()) {
-      doc[key] = json::array({name});
-      return;
-    }
-    for (const auto& v : *it) {
-      if (v.is_string() && v.get_ref<const std::string&>() == name) return;
-    }
-    it->push_back(name);
-  }
+  // The file edits are config_edit.hpp's, shared with `mcprt add|remove|enable|disable`.
+  const std::string& file() const { return options.user_config_path; }
 
   void set_enabled(const std::string& name, bool enable, Done done) {
     if (!manager()) return answer(std::move(done), "MCP is disabled.");
     if (!can_edit(done)) return;
-    auto doc = read_user_file();
-    if (!doc.ok()) return answer(std::move(done), "Cannot edit: " + doc.error().message);
-    if (enable) {
-      remove_name(*doc, "disabledServers", name);
-      add_name(*doc, "enabledServers", name);
-    } else {
-      remove_name(*doc, "enabledServers", name);
-      add_name(*doc, "disabledServers", name);
+    if (Status s = set_server_enabled_in_config(*options.fs, file(), name, enable); !s.ok()) {
+      return answer(std::move(done), std::string(enable ? "Cannot enable " : "Cannot disable ") +
+                                         q(name) + ": " + s.error().message);
     }
-    if (auto w = write_user_file(*doc); !w.ok()) {
-      return answer(std::move(done), "Cannot write " + options.user_config_path + ": " +
-                                         w.error().message);
-    }
-    std::string head = std::string(enable ? "Enabled " : "Disabled ") + q(name) + " in " +
-                       options.user_config_path + ".\n";
+    std::string head =
+        std::string(enable ? "Enabled " : "Disabled ") + q(name) + " in " + file() + ".\n";
     apply_change(std::move(head), std::move(done));
   }
 
   void add(const std::vector<std::string>& args, Done done) {
     if (!manager()) return answer(std::move(done), "MCP is disabled.");
-    const std::string& name = args[0];
-    json entry;
-    if (args.size() == 3 && args[1] == "--url") {
-      if (!is_valid_http_url(args[2])) {
-        return answer(std::move(done), "Server " + q(name) + ": " + q(args[2]) +
-                                           " is not an http:// or https:// URL.");
-      }
-      entry = json{{"url", args[2]}};
-    } else if (args.size() >= 3 && args[1] == "--") {
-      entry = json{{"command", args[2]},
-                   {"args", json(std::vector<std::string>(args.begin() + 3, args.end()))}};
-    } else {
-      return answer(std::move(done), "Wrong arguments for /mcp add.\n" + usage());
+    auto spec = parse_add_words(args);
+    if (!spec.ok()) {
+      return answer(std::move(done),
+                    "Wrong arguments for /mcp add: " + spec.error().message + ".\n" + usage());
     }
-    if (auto v = validate_server_name(name); !v.ok()) return answer(std::move(done), v.error().message);
+    if (spec->url.empty() && spec->command.empty()) {
+      return answer(
+          std::move(done),
+          "Wrong arguments for /mcp add: give a URL or -- <command> [args…].\n" + usage());
+    }
+    auto entry = make_server_entry(*spec);
+    if (!entry.ok()) return answer(std::move(done), entry.error().message);
     if (!can_edit(done)) return;
-    auto doc = read_user_file();
-    if (!doc.ok()) return answer(std::move(done), "Cannot edit: " + doc.error().message);
-    json& servers = (*doc)["mcpServers"];
-    if (servers.is_null()) servers = json::object();
-    if (!servers.is_object()) {
-      return answer(std::move(done), "Cannot edit: \"mcpServers\" in " + options.user_config_path +
-                                         " is not an object.");
+    const std::string& name = spec->name;
+    if (Status s = add_server_to_config(*options.fs, file(), name, *entry); !s.ok()) {
+      std::string text = "Cannot add " + q(name) + ": " + s.error().message;
+      if (s.error().data.is_object() && s.error().data.value("exists", false)) {
+        text += "; to replace it: /mcp remove " + name + ", then /mcp add it again";
+      }
+      return answer(std::move(done), text + ".");
     }
-    if (servers.contains(name)) {
-      return answer(std::move(done), "Server " + q(name) + " is already defined in " +
-                                         options.user_config_path + "; remove it first.");
-    }
-    servers[name] = std::move(entry);
-    if (auto w = write_user_file(*doc); !w.ok()) {
-      return answer(std::move(done), "Cannot write " + options.user_config_path + ": " +
-                                         w.error().message);
-    }
-    apply_change("Added " + q(name) + " to " + options.user_config_path + ".\n", std::move(done));
+    apply_change("Added " + q(name) + " to " + file() + ".\n", std::move(done));
   }
 
   void remove(const std::string& name, Done done) {
     if (!manager()) return answer(std::move(done), "MCP is disabled.");
     if (!can_edit(done)) return;
-    auto doc = read_user_file();
-    if (!doc.ok()) return answer(std::move(done), "Cannot edit: " + doc.error().message);
-    auto servers = doc->find("mcpServers");
-    if (servers == doc->end() || !servers->is_object() || !servers->contains(name)) {
+    auto removed = remove_server_from_config(*options.fs, file(), name);
+    if (!removed.ok())
+      return answer(std::move(done), "Cannot remove " + q(name) + ": " + removed.error().message);
+    if (!*removed) {
       std::string where;
       if (auto it = discovery.sources.find(name); it != discovery.sources.end()) {
         where = " It comes from " + describe_source(it->second) +
                 "; edit that file, or use /mcp disable " + name + ".";
       }
-      return answer(std::move(done),
-                    "Server " + q(name) + " is not in " + options.user_config_path + "." + where);
+      return answer(std::move(done), "Server " + q(name) + " is not in " + file() + "." + where);
     }
-    servers->erase(name);
-    remove_name(*doc, "enabledServers", name);
-    remove_name(*doc, "disabledServers", name);
-    if (auto w = write_user_file(*doc); !w.ok()) {
-      return answer(std::move(done), "Cannot write " + options.user_config_path + ": " +
-                                         w.error().message);
-    }
-    apply_change("Removed " + q(name) + " from " + options.user_config_path + ".\n",
-                 std::move(done));
+    apply_change("Removed " + q(name) + " from " + file() + ".\n", std::move(done));
   }
 
   // Rediscover; servers that are gone are disconnected, the rest connected (connected ones
@@ -702,8 +649,8 @@ std::string McpCommandController::usage() {
          "  /mcp auth <name>               log in to a server that needs authorization\n"
          "  /mcp enable <name>             enable a server (user config file)\n"
          "  /mcp disable <name>            disable a server (user config file)\n"
-         "  /mcp add <name> --url URL      add an HTTP server to the user config file\n"
-         "  /mcp add <name> -- CMD [ARG…]  add a stdio server to the user config file\n"
+         "  /mcp add <name> URL            add an HTTP server (-t sse; -H 'K: V')\n"
+         "  /mcp add <name> -- CMD [ARG…]  add a stdio server (-e K=V before --)\n"
          "  /mcp remove <name>             remove a server from the user config file\n"
          "  /mcp help                      this text\n";
 }
