@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cli_auth.hpp"
+#include "cli_line_editor.hpp"
 #include "mcprt/json_text.hpp"
 #include "mcprt/mcp_command.hpp"
 #include "mcprt/native/discovery.hpp"
@@ -1222,6 +1223,38 @@ int run_repl(const GlobalOptions& options) {
     std::fflush(stdout);
     return true;
   };
+
+  // On a terminal: line editing, history and Tab completion (cli_line_editor.hpp); the
+  // servers keep being served while the user types (the editor's idle hook).
+  if (interactive && ::isatty(STDOUT_FILENO) == 1) {
+    LineEditor::Options eo;
+    eo.history_file = default_history_file();
+    eo.idle = [&host] { host.executor().poll(); };
+    eo.complete = [&host](const std::string& before) {
+      std::vector<std::string> servers;
+      for (const auto& [name, source] : host.commands().last_discovery().sources)
+        servers.push_back(name);
+      if (auto m = host.manager()) {
+        for (const auto& st : m->server_states()) servers.push_back(st.name);
+      }
+      return repl_candidates(before, servers, host.registry().names());
+    };
+    {
+      LineEditor editor(std::move(eo));
+      bool more = true;
+      while (more) {
+        std::optional<std::string> line = editor.read_line();
+        if (!line) {
+          std::printf("\n");
+          break;
+        }
+        more = handle(*line);
+      }
+    }
+    std::fflush(stdout);
+    host.shutdown();
+    return kExitOk;
+  }
 
   // Reads stdin without blocking the loop, so servers keep being served (reconnects,
   // list_changed) while the user types.

@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
       "  mcprt disable sentry\n"
       "                      off in every project until `mcprt enable sentry`\n"
       "  mcprt repl\n"
-      "                      /mcp commands and tool calls\n"
+      "                      /mcp commands and tool calls, with history and Tab completion\n"
       "\n"
       "Files:\n"
       "  $XDG_CONFIG_HOME/mcprt/mcp.json\n"
@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
       "                      the tool cache\n"
       "  $XDG_DATA_HOME/mcprt/credentials/\n"
       "                      OAuth tokens (mode 0600)\n"
-
+      "  $XDG_STATE_HOME/mcprt/history\n"
+      "                      the REPL history\n"
       "\n"
       "Environment:\n"
       "  MCPRT_TIMEOUT_MS\n"
@@ -108,9 +109,9 @@ int main(int argc, char** argv) {
       "                      debug, info, warn, error (default), off; logs go to stderr\n"
       "  NO_COLOR\n"
       "                      when set and not empty: no colour\n"
-      "  XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME\n"
+      "  XDG_CONFIG_HOME, XDG_CACHE_HOME, XDG_DATA_HOME, XDG_STATE_HOME\n"
       "                      the folders above (defaults ~/.config, ~/.cache,\n"
-      "                      ~/.local/share)\n"
+      "                      ~/.local/share, ~/.local/state)\n"
       "  HOME\n"
       "                      where the other tools' configs are (~/.claude.json, ~/.cursor/ ...)\n"
       "  BROWSER\n"
@@ -179,6 +180,14 @@ int main(int argc, char** argv) {
 
   auto* repl_cmd = app.add_subcommand(
       "repl", "Read lines from stdin: /mcp commands, '<tool> <json>' calls, /quit");
+  repl_cmd->footer(
+      "On a terminal: emacs-style line editing (libedit; ~/.editrc is read), Up/Down and Ctrl-R\n"
+      "through the history ($XDG_STATE_HOME/mcprt/history, the last 1000 lines; a line that\n"
+      "starts with a space is not kept), Tab completes /mcp commands, server names and tool\n"
+      "names, Ctrl-D ends. Not on a terminal, lines are read as they come (scripts):\n"
+      "  printf '/mcp list\\nmcp_demo_echo {\"message\": \"hi\"}\\n' | mcprt repl\n"
+      "Commands: /mcp help, /tools, /quit.");
+
   auto* auth_cmd = app.add_subcommand(
       "auth",
       "OAuth sign-in for http/sse servers: login, logout, status (credentials under "

@@ -223,7 +223,7 @@ TEST(CliManPage, RendersTheCommandsEnvironmentAndExitStatus) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   for (const char* s :
        {"mcprt - the MCP runtime for AI agents", "SYNOPSIS", "add", "remove", "completion",
-        "MCPRT_TIMEOUT_MS", "XDG_CACHE_HOME", "a project server is not trusted", "SEE ALSO"}) {
+        "MCPRT_TIMEOUT_MS", "XDG_STATE_HOME", "a project server is not trusted", "SEE ALSO"}) {
     EXPECT_THAT(r.out, HasSubstr(s));
   }
   EXPECT_THAT(r.out, Not(HasSubstr("__complete")));

@@ -7,16 +7,13 @@
 // drives the URL-mode consent.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <pty.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -27,6 +24,7 @@
 #include "hostile_support.hpp"
 #include "mcprt/result.hpp"
 #include "native_test_support.hpp"
+#include "terminal_session.hpp"
 
 namespace mcprt {
 namespace {
@@ -178,61 +176,29 @@ class CliElicit : public ::testing::Test {
 
   // Runs the CLI on a pseudo-terminal (stdin, stdout and stderr). Each time one more
   // prompt (a line ending in "> ") has appeared, the next of `answers` is typed ("\x04"
-  // alone is Ctrl-D: end of input). Bounded by 60 s; the child is always reaped.
+  // alone is Ctrl-D: end of input). Bounded by 60 s a step; the child is always reaped.
   TerminalRun run_on_terminal(const std::vector<std::string>& args, const std::vector<std::string>& answers) {
     TerminalRun r;
-    int master = -1;
-    pid_t pid = ::forkpty(&master, nullptr, nullptr, nullptr);
-    if (pid < 0) {
+    RunOptions o = options();
+    native::test::TerminalSession term(
+        argv(args), {.cwd = home_.string(), .env = o.env, .unset_env = o.unset_env});
+    if (!term.started()) {
       ADD_FAILURE() << "forkpty: " << std::strerror(errno);
       return r;
     }
-    if (pid == 0) {
-      if (::chdir(home_.c_str()) != 0) ::_exit(126);
-      RunOptions o = options();
-      for (const auto& [k, v] : o.env) ::setenv(k.c_str(), v.c_str(), 1);
-      for (const auto& k : o.unset_env) ::unsetenv(k.c_str());
-      std::vector<std::string> words = argv(args);
-      std::vector<char*> cargv;
-      for (auto& w : words) cargv.push_back(w.data());
-      cargv.push_back(nullptr);
-      ::execv(MCPRT_CLI, cargv.data());
-      ::_exit(127);
-    }
     std::size_t typed = 0;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    bool ended = false;
-    while (std::chrono::steady_clock::now() < deadline && !ended) {
-      r.prompts = count_prompts(r.raw);
-      if (typed < r.prompts && typed < answers.size()) {
-        std::string text = answers[typed++];
-        if (text != "\x04") text += "\n";
-        if (::write(master, text.data(), text.size()) < 0) break;
-      }
-      pollfd pfd{master, POLLIN, 0};
-      if (::poll(&pfd, 1, 100) <= 0) continue;
-      char buf[4096];
-      ssize_t n = ::read(master, buf, sizeof buf);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) ended = true;  // EIO: the child closed the terminal
-      else r.raw.append(buf, static_cast<std::size_t>(n));
+    while (typed < answers.size() &&
+           term.wait_for([&](const std::string& raw) { return count_prompts(raw) > typed; },
+                         std::chrono::seconds(60))) {
+      std::string text = answers[typed++];
+      if (text != "\x04") text += "\n";
+      term.type(text);
     }
-    EXPECT_TRUE(ended) << "the CLI did not finish within 60 s; it printed:\n" << r.raw;
-    ::close(master);
-    int status = 0;
-    if (!ended) ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.exit_code = term.finish(std::chrono::seconds(60));
+    EXPECT_NE(r.exit_code, -1) << "the CLI did not finish within 60 s; it printed:\n" << term.raw();
+    r.raw = term.raw();
+    r.plain = term.plain();
     r.prompts = count_prompts(r.raw);
-    for (std::size_t i = 0; i < r.raw.size(); ++i) {
-      if (r.raw[i] == '\r') continue;
-      if (r.raw[i] == '\x1b' && i + 1 < r.raw.size() && r.raw[i + 1] == '[') {
-        i += 2;
-        while (i < r.raw.size() && !(r.raw[i] >= '@' && r.raw[i] <= '~')) ++i;
-        continue;
-      }
-      r.plain.push_back(r.raw[i]);
-    }
     return r;
   }
 

@@ -334,7 +334,7 @@ TEST_F(CliVerbs, Help_ShowsExamplesEnvironmentAndExitStatus) {
   MeasuredRun top = mcprt({"--help"});
   EXPECT_EQ(top.exit_code, 0);
   for (const char* s :
-       {"Examples:", "Environment:", "MCPRT_TIMEOUT_MS", "NO_COLOR",
+       {"Examples:", "Environment:", "MCPRT_TIMEOUT_MS", "NO_COLOR", "XDG_STATE_HOME",
         "Exit status:", "  3    a project server is not trusted", "add", "completion"}) {
     EXPECT_THAT(top.out, HasSubstr(s));
   }
