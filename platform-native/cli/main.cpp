@@ -328,6 +328,7 @@ int main(int argc, char** argv) {
   if (auto word = unknown_command(app, argc, argv)) {
     std::string commands;
     for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+      if (sub->get_group().empty()) continue;  // hidden (__complete)
       commands += (commands.empty() ? "" : ", ") + sub->get_name();
     }
     std::fprintf(stderr, "mcprt: unknown command \"%s\" (commands: %s; see mcprt --help)\n",

@@ -997,7 +997,8 @@ TEST_F(Cli, UnknownCommandIsAUsageError) {
   auto unknown = run("--config /dev/null frobnicate --json 2>&1");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.out, HasSubstr("unknown command \"frobnicate\" (commands: list, trust, untrust, "
-                                     "tools, call, status, repl, auth, serve-demo; see mcprt --help)"))
+                                     "tools, call, status, repl, auth, add, remove, get, enable, "
+                                     "disable, completion, serve-demo; see mcprt --help)"))
       << unknown.out;
   EXPECT_EQ(run("2>&1").exit_code, 2);
   // An option's value is no command; a known command after it still runs.
