@@ -83,6 +83,29 @@ TEST_F(ManagerShutdown, DisconnectServer_LeavesADisconnectedRowUntilItIsConnecte
   EXPECT_EQ(farm.attempts("beta"), 1u);
 }
 
+TEST_F(ManagerShutdown, ServerStates_ListsLiveServersAndDisconnectedRowsTogetherInNameOrder) {
+  for (const char* n : {"a", "b", "c", "d", "e"}) serve(n, tools_of({"x"}));
+  start({config("e"), config("d"), config("c"), config("b"), config("a")});
+  ex.run_until_idle();
+  auto listed = [&] {
+    std::vector<std::string> out;
+    for (const auto& st : manager->server_states())
+      out.push_back(st.name + ":" + to_string(st.phase));
+    return out;
+  };
+  manager->disconnect_server("a");
+  manager->disconnect_server("c");
+  manager->disconnect_server("e");
+  ex.run_until_idle();
+  EXPECT_THAT(listed(), ElementsAre("a:disconnected", "b:connected", "c:disconnected",
+                                    "d:connected", "e:disconnected"));
+  manager->disconnect_server("b");
+  manager->disconnect_server("d");
+  ex.run_until_idle();
+  EXPECT_THAT(listed(), ElementsAre("a:disconnected", "b:disconnected", "c:disconnected",
+                                    "d:disconnected", "e:disconnected"));
+}
+
 TEST_F(ManagerShutdown, RemoveServer_ClosesItAndForgetsItLeavingTheOthersAlone) {
   serve("alpha", tools_of({"read"}));
   serve("beta", tools_of({"search"}));

@@ -650,7 +650,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
       row.since = ex().now();
       row.source = link->config().source;
       row.config_hash = link->hash();
-      disconnected_rows[name] = std::move(row);
+      disconnected_rows.emplace(name, std::move(row));  // no row while the link exists
     }
     auto attempt_waiters = link->detach();
     const bool had_slice = link->has_slice();
@@ -798,11 +798,16 @@ std::optional<ServerState> McpManager::server_state(const std::string& name) con
 }
 
 std::vector<ServerState> McpManager::server_states() const {
+  // Both maps are sorted by name and never share one: merged, not sorted (no std::sort of
+  // ServerState in the web module).
   std::vector<ServerState> out;
-  for (const auto& [name, s] : impl_->servers) out.push_back(impl_->state_of(*s));
-  for (const auto& [name, row] : impl_->disconnected_rows) out.push_back(row);
-  std::sort(out.begin(), out.end(),
-            [](const ServerState& a, const ServerState& b) { return a.name < b.name; });
+  auto row = impl_->disconnected_rows.begin();
+  const auto rows_end = impl_->disconnected_rows.end();
+  for (const auto& [name, s] : impl_->servers) {
+    for (; row != rows_end && row->first < name; ++row) out.push_back(row->second);
+    out.push_back(impl_->state_of(*s));
+  }
+  for (; row != rows_end; ++row) out.push_back(row->second);
   return out;
 }
 
