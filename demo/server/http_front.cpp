@@ -15,6 +15,10 @@ namespace mcprt::demo {
 namespace {
 
 constexpr const char* kMcpPath = "/mcp";
+// The request headers every answer allows (CORS); a preflight adds the ones it asks for.
+constexpr const char* kAllowHeaders =
+    "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, "
+    "last-event-id, mcp-method, mcp-name, mcp-param-region";
 constexpr int kParseError = -32700;
 constexpr int kInvalidRequest = -32600;
 // Server-defined JSON-RPC code for transport-level refusals (no session, bad headers).
@@ -23,6 +27,9 @@ constexpr std::size_t kMaxBodyBytes = 16u * 1024 * 1024;
 constexpr std::size_t kMaxSessions = 256;
 // Long SSE answers hold a pool thread each; httplib's default (8 here) is too few.
 constexpr std::size_t kWorkerThreads = 32;
+// Open standalone GET streams (one per session) hold a pool thread each: at most this many
+// at once, a quarter of the pool, so that POSTs always find a thread; beyond it GET is 405.
+constexpr std::size_t kMaxGetStreams = 8;
 // How often a waiting answer checks that its client is still connected.
 constexpr auto kDisconnectCheck = std::chrono::milliseconds(200);
 
@@ -207,6 +214,8 @@ struct HttpFrontEnd::Session {
   std::unique_ptr<DemoServer> server;
   // Request id key → the POST waiting for its answer (for cancellation).
   std::map<std::string, std::weak_ptr<Exchange>> inflight;
+  // The standalone GET stream while it is open (one per session).
+  std::weak_ptr<Exchange> get_stream;
 };
 
 // TimerQueue behind the front end's mutex: every call arrives with the mutex held (from a
@@ -250,13 +259,24 @@ HttpFrontEnd::HttpFrontEnd(HttpFrontOptions options)
   svr.set_default_headers({
       {"Access-Control-Allow-Origin", "*"},
       {"Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS"},
-      {"Access-Control-Allow-Headers",
-       "content-type, accept, authorization, mcp-session-id, mcp-protocol-version, "
-       "last-event-id, mcp-method, mcp-name, mcp-param-region"},
+      {"Access-Control-Allow-Headers", kAllowHeaders},
       {"Access-Control-Expose-Headers", "mcp-session-id, www-authenticate"},
       {"Access-Control-Max-Age", "600"},
   });
-  svr.Options(kMcpPath, [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
+  // The preflight allows whatever request headers the page asks for (a demo page adds a
+  // server with its own headers: an API key, X-…), bounded and token characters only.
+  svr.Options(kMcpPath, [](const httplib::Request& req, httplib::Response& res) {
+    res.status = 204;
+    const std::string asked = req.get_header_value("Access-Control-Request-Headers");
+    const bool plain = asked.size() <= 1024 && std::all_of(asked.begin(), asked.end(), [](char c) {
+                         return std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
+                                c == '_' || c == ',' || c == ' ';
+                       });
+    if (!asked.empty() && plain) {
+      res.headers.erase("Access-Control-Allow-Headers");
+      res.set_header("Access-Control-Allow-Headers", std::string(kAllowHeaders) + ", " + asked);
+    }
+  });
   svr.Post(kMcpPath, [this](const httplib::Request& q, httplib::Response& r) { on_post(q, r); });
   svr.Get(kMcpPath, [this](const httplib::Request& q, httplib::Response& r) { on_get(q, r); });
   svr.Delete(kMcpPath,
@@ -727,6 +747,7 @@ void HttpFrontEnd::end_session_locked(
   for (auto& [key, weak] : it->second->inflight) {
     if (auto ex = weak.lock()) ex->closed = true;
   }
+  if (auto stream = it->second->get_stream.lock()) stream->closed = true;
   sessions_.erase(it);  // the DemoServer stops its tasks, sending nothing more
   data_cv_.notify_all();
 }
@@ -739,15 +760,43 @@ void HttpFrontEnd::on_get(const httplib::Request& req, httplib::Response& res) {
     return refuse(res, 405, kTransportError,
                   "Method Not Allowed: 2026-07-28 has no GET stream (use subscriptions/listen)");
   }
-  if (req.has_header("Mcp-Session-Id")) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (sessions_.count(req.get_header_value("Mcp-Session-Id")) == 0) {
-      return refuse(res, 404, kTransportError, "Not Found: unknown or expired session");
-    }
+  // The session's standalone SSE stream (2025-11-25 "Listening for Messages from the
+  // Server"). The demo sends nothing outside a request's answer today, so it stays open
+  // and quiet until the session ends or the client goes away; offering it spares browsers
+  // a refused request (which Chromium logs as an error) and exercises the client's stream.
+  if (!req.has_header("Mcp-Session-Id")) {
+    return refuse(res, 400, kTransportError, "Bad Request: no Mcp-Session-Id header");
   }
-  res.set_header("Allow", "POST, DELETE, OPTIONS");
-  refuse(res, 405, kTransportError,
-         "Method Not Allowed: this server offers no standalone SSE stream");
+  if (!accept_lists(req.get_header_value("Accept"), "text/event-stream")) {
+    return refuse(res, 406, kTransportError, "Not Acceptable: Accept must list text/event-stream");
+  }
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto it = sessions_.find(req.get_header_value("Mcp-Session-Id"));
+  if (it == sessions_.end()) {
+    return refuse(res, 404, kTransportError, "Not Found: unknown or expired session");
+  }
+  Session& session = *it->second;
+  if (!session.get_stream.expired()) {
+    return refuse(res, 409, kTransportError, "Conflict: this session's GET stream is already open");
+  }
+  if (open_get_streams_ >= kMaxGetStreams) {
+    res.set_header("Allow", "POST, DELETE, OPTIONS");
+    return refuse(
+        res, 405, kTransportError,
+        "Method Not Allowed: " + std::to_string(kMaxGetStreams) + " GET streams are open already");
+  }
+  auto ex = std::make_shared<Exchange>();
+  ex->pending.emplace("get", nullptr);  // never answered: open until closed
+  session.get_stream = ex;
+  ++open_get_streams_;
+  lock.unlock();
+  res.set_header("X-Accel-Buffering", "no");
+  stream_answer(
+      res, ex, /*sse=*/true, /*batch=*/false, [] {},
+      [this] {
+        std::lock_guard<std::mutex> guard(mutex_);
+        --open_get_streams_;
+      });
 }
 
 void HttpFrontEnd::on_delete(const httplib::Request& req, httplib::Response& res) {

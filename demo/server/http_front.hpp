@@ -16,10 +16,14 @@
 //  [x] header checks: Accept must list application/json and text/event-stream (406),
 //      Content-Type must be application/json (415), an unsupported MCP-Protocol-Version
 //      → 400, a Host header that is not a loopback name → 403 (DNS-rebinding guard).
-//  [x] GET /mcp → 405 (no standalone stream is offered; 404 for an unknown session id),
+//  [x] GET /mcp with a session → its standalone SSE stream, open (and quiet: the demo
+//      sends nothing outside a request's answer) until the session ends or the client
+//      goes away; one per session (409), at most kMaxGetStreams at once (then 405); 400
+//      without a session id, 404 for an unknown one, 406 without text/event-stream.
 //      DELETE /mcp → 200 and the session is gone (400 without, 404 for unknown id).
 //  [x] CORS on every response, errors included (Allow-Origin *, the MCP request headers
-//      allowed, Mcp-Session-Id and WWW-Authenticate exposed); OPTIONS preflight → 204.
+//      allowed, Mcp-Session-Id and WWW-Authenticate exposed); OPTIONS preflight → 204,
+//      allowing the request headers it asks for (a page's own server headers).
 //  [x] hooks for a front end that protects /mcp (HttpFrontOptions::admit) and serves more
 //      paths on the same port (HttpFrontOptions::add_routes): the OAuth fixture.
 //  [x] 2026-07-28 (options.server.protocol modern, or dual without a session): one
@@ -32,7 +36,7 @@
 //      (drop_listen closes it without a result); GET and DELETE → 405.
 //  [x] legacy input tools: their request to the client goes out on the tools/call's SSE
 //      answer; the client's response comes in a POST of its own (202).
-//  [ ] no resumability (GET with Last-Event-ID is 405 too), no Origin allow-list (any
+//  [ ] no resumability (Last-Event-ID is ignored), no Origin allow-list (any
 //      origin may call, as a local demo wants; the Host check is what stops DNS
 //      rebinding).
 //
@@ -134,6 +138,7 @@ class HttpFrontEnd {
   // 2026-07-28 requests still answering (listen streams, slow tasks), one DemoServer each.
   std::map<std::uint64_t, std::unique_ptr<DemoServer>> stateless_;
   std::uint64_t next_stateless_ = 1;
+  std::size_t open_get_streams_ = 0;  // standalone GET streams now open (kMaxGetStreams)
   bool stopping_ = false;
   std::thread timer_thread_;
   // stop() may come before run() reached httplib's accept loop, where httplib's own stop()

@@ -7,33 +7,32 @@
 // instead of hanging it; no assertion depends on how long anything takes.
 
 #include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <httplib.h>
-
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "http_demo_server.hpp"
 #include "mcprt/client.hpp"
 #include "mcprt/http_transport.hpp"
 #include "mcprt/native/executor.hpp"
 #include "mcprt/native/http_client.hpp"
-#include "http_demo_server.hpp"
 #include "native_test_support.hpp"
 
 extern char** environ;
@@ -302,6 +301,24 @@ TEST_F(DemoServerHttp, OptionsPreflightAnswers204WithTheCorsHeaders) {
   expect_cors(*res);
 }
 
+TEST_F(DemoServerHttp, OptionsPreflightAllowsTheHeadersAPageAsksFor) {
+  httplib::Headers h{{"Origin", "http://localhost:5173"},
+                     {"Access-Control-Request-Method", "POST"},
+                     {"Access-Control-Request-Headers", "authorization, x-demo-key"}};
+  auto res = client_->Options("/mcp", h);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 204);
+  expect_cors(*res);
+  EXPECT_THAT(res->get_header_value("Access-Control-Allow-Headers"), HasSubstr("x-demo-key"));
+  // Anything but header-name characters is not echoed.
+  h.erase("Access-Control-Request-Headers");
+  h.emplace("Access-Control-Request-Headers", "x-a, x-injected=1");
+  auto odd = client_->Options("/mcp", h);
+  ASSERT_TRUE(odd);
+  EXPECT_THAT(odd->get_header_value("Access-Control-Allow-Headers"),
+              ::testing::Not(HasSubstr("x-a")));
+}
+
 TEST_F(DemoServerHttp, RequestWithoutSessionIdIs400WithCorsHeaders) {
   auto res = post(request(2, "tools/list"), "");
   ASSERT_TRUE(res);
@@ -330,12 +347,65 @@ TEST_F(DemoServerHttp, DeleteEndsTheSessionAndLaterUseIs404) {
   EXPECT_EQ(again->status, 404);
 }
 
-TEST_F(DemoServerHttp, GetOffersNoStandaloneStream) {
+TEST_F(DemoServerHttp, Get_OpensTheSessionsStreamUntilTheSessionIsDeleted) {
   const std::string session = open_session();
   ASSERT_FALSE(session.empty());
-  auto res = client_->Get("/mcp", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", session}});
-  ASSERT_TRUE(res);
-  EXPECT_EQ(res->status, 405);
+  // The stream on a connection of its own, open until the DELETE below ends it.
+  std::mutex m;
+  std::condition_variable cv;
+  int status = 0;
+  std::string type;
+  bool ended = false;
+  std::thread reader([&] {
+    httplib::Client c("127.0.0.1", server_.port());
+    c.set_read_timeout(kDeadline);
+    auto r = c.Get(
+        "/mcp", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", session}},
+        [&](const httplib::Response& head) {
+          std::lock_guard<std::mutex> lock(m);
+          status = head.status;
+          type = head.get_header_value("Content-Type");
+          cv.notify_all();
+          return true;
+        },
+        [](const char*, std::size_t) { return true; });
+    std::lock_guard<std::mutex> lock(m);
+    ended = static_cast<bool>(r);
+    cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    ASSERT_TRUE(cv.wait_for(lock, kDeadline, [&] { return status != 0; }));
+  }
+  EXPECT_EQ(status, 200);
+  EXPECT_EQ(type, "text/event-stream");
+  auto second =
+      client_->Get("/mcp", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", session}});
+  ASSERT_TRUE(second);
+  EXPECT_EQ(second->status, 409);  // one stream per session
+  auto del = client_->Delete("/mcp", mcp_headers(session));
+  ASSERT_TRUE(del);
+  EXPECT_EQ(del->status, 200);
+  {
+    std::unique_lock<std::mutex> lock(m);
+    EXPECT_TRUE(cv.wait_for(lock, kDeadline, [&] { return ended; }));
+  }
+  reader.join();
+}
+
+TEST_F(DemoServerHttp, Get_WithoutAKnownSessionOrEventStreamIsRefused) {
+  auto none = client_->Get("/mcp", {{"Accept", "text/event-stream"}});
+  ASSERT_TRUE(none);
+  EXPECT_EQ(none->status, 400);
+  auto unknown =
+      client_->Get("/mcp", {{"Accept", "text/event-stream"}, {"Mcp-Session-Id", "nope"}});
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->status, 404);
+  const std::string session = open_session();
+  auto json_only =
+      client_->Get("/mcp", {{"Accept", "application/json"}, {"Mcp-Session-Id", session}});
+  ASSERT_TRUE(json_only);
+  EXPECT_EQ(json_only->status, 406);
 }
 
 TEST_F(DemoServerHttp, NotificationIsAccepted202WithAnEmptyBody) {

@@ -117,7 +117,7 @@ describe('examples/browser', () => {
       }));
       for (const tool of DEMO_TOOLS) assert.ok(shown.tools.includes(tool), `${tool} is listed: ${JSON.stringify(shown)}`);
       assert.equal(shown.result, '5', JSON.stringify(shown));
-      // (The browser's console shows the MCP probe's 400 and the refused GET stream's 405: not errors of the page.)
+      // (The browser's console shows the 400 with which the demo server refuses the MCP probe: not an error of the page.)
       assert.deepEqual(logs.filter((l) => l.type === 'pageerror'), []);
     });
   }
