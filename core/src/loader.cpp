@@ -9,7 +9,7 @@ namespace mcprt {
 namespace {
 
 // The path a critical discovery failure is reported under (the seed's convention).
-constexpr const char* kSyntheticErrorPath = ".mcp.json";
+[[maybe_unused]] constexpr const char* kSyntheticErrorPath = ".mcp.json";
 
 LoadError to_load_error(const ConfigError& e) {
   // File-level errors keep their line and column; per-server messages already name the
@@ -22,6 +22,9 @@ LoadError to_load_error(const ConfigError& e) {
 DiscoverServersResult discover_servers_for_load(const DiscoveryContext& ctx,
                                                 const DiscoveryOptions& options) {
   DiscoverServersResult out;
+#if defined(__cpp_exceptions)
+  // A provider's file system or a host callback may still throw (bad_alloc, a platform
+  // error); it becomes a load error instead of ending the host.
   try {
     out.discovery = discover_servers(ctx, options);
   } catch (const std::exception& e) {
@@ -33,6 +36,10 @@ DiscoverServersResult discover_servers_for_load(const DiscoveryContext& ctx,
     out.errors.push_back({kSyntheticErrorPath, "MCP discovery failed: unknown error", ""});
     return out;
   }
+#else
+  // Built without exceptions (the web module): nothing can be caught.
+  out.discovery = discover_servers(ctx, options);
+#endif
   for (const auto& e : out.discovery.errors) out.errors.push_back(to_load_error(e));
   return out;
 }

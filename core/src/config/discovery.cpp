@@ -108,6 +108,15 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
     claimed.insert(name);
     result.sources[name] = source;
   };
+  // An entry that cannot be used: an error naming its file and server.
+  auto reject = [&](const std::string& name, const SourceInfo& source, std::string message) {
+    ConfigError e;
+    e.path = source.path;
+    e.server = name;
+    e.message = std::move(message);
+    result.errors.push_back(std::move(e));
+    invalid_sources.emplace(name, source);
+  };
 
   for (auto& file : files) {
     if (file.source.level == SourceInfo::Level::project && !options.enable_project_config) continue;
@@ -144,12 +153,7 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
         // The name is checked now (it reads nothing): listings print it, and an invalid
         // one must not claim a name a valid lower-priority entry could have.
         if (Status valid = validate_server_name(name); !valid.ok()) {
-          ConfigError e;
-          e.path = entry.source.path;
-          e.server = name;
-          e.message = valid.error().message;
-          result.errors.push_back(std::move(e));
-          invalid_sources.emplace(name, entry.source);
+          reject(name, entry.source, valid.error().message);
           continue;
         }
         std::string hash = config_hash(entry);
@@ -184,12 +188,7 @@ DiscoveryResult discover_servers(const DiscoveryContext& ctx, const DiscoveryOpt
       ValidationOptions validation;
       validation.stdio_available = options.stdio_available;
       if (Status valid = validate_server_config(cfg, validation); !valid.ok()) {
-        ConfigError e;
-        e.path = cfg.source.path;
-        e.server = name;
-        e.message = valid.error().message;
-        result.errors.push_back(std::move(e));
-        invalid_sources.emplace(name, cfg.source);
+        reject(name, cfg.source, valid.error().message);
         continue;
       }
 

@@ -74,6 +74,19 @@ struct SseStream {
   std::deque<TimePoint> reconnects;  // when each reconnect of the current window was scheduled
 };
 
+// The id key of the request a notifications/cancelled names; nullopt for any other message.
+std::optional<std::string> cancelled_request_key(const json& message) {
+  if (rpc_kind(message) != RpcKind::notification ||
+      message["method"].get_ref<const std::string&>() != "notifications/cancelled") {
+    return std::nullopt;
+  }
+  const auto params = message.find("params");
+  if (params == message.end() || !params->is_object()) return std::nullopt;
+  const auto request_id = params->find("requestId");
+  if (request_id == params->end()) return std::nullopt;
+  return rpc_id_key(*request_id);
+}
+
 class StreamableState : public std::enable_shared_from_this<StreamableState> {
  public:
   enum class Phase { idle, open, closing, closed };
@@ -679,15 +692,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // from that request's stream matters any more, so stop reading or resuming it (an open
   // stream holds a connection).
   void abandon_cancelled_request(const json& message) {
-    if (rpc_kind(message) != RpcKind::notification ||
-        message["method"].get_ref<const std::string&>() != "notifications/cancelled") {
-      return;
-    }
-    const auto params = message.find("params");
-    if (params == message.end() || !params->is_object()) return;
-    const auto request_id = params->find("requestId");
-    if (request_id == params->end()) return;
-    const std::optional<std::string> key = rpc_id_key(*request_id);
+    const std::optional<std::string> key = cancelled_request_key(message);
     if (!key) return;
     for (auto it = posts_.begin(); it != posts_.end(); ++it) {
       const std::shared_ptr<Post>& p = it->second;
@@ -889,15 +894,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // The client cancelled a request whose POST met the 404: the server never saw it, so it
   // is not re-sent after the replay.
   void drop_cancelled_from_replay(const json& message) {
-    if (rpc_kind(message) != RpcKind::notification ||
-        message["method"].get_ref<const std::string&>() != "notifications/cancelled") {
-      return;
-    }
-    const auto params = message.find("params");
-    if (params == message.end() || !params->is_object()) return;
-    const auto request_id = params->find("requestId");
-    if (request_id == params->end()) return;
-    const std::optional<std::string> key = rpc_id_key(*request_id);
+    const std::optional<std::string> key = cancelled_request_key(message);
     if (!key) return;
     for (auto it = expired_.begin(); it != expired_.end(); ++it) {
       if (rpc_kind(it->message) == RpcKind::request && rpc_id_key(it->message["id"]) == key) {
