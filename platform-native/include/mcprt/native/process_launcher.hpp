@@ -1,11 +1,13 @@
 #pragma once
-// NativeProcessLauncher: the native ProcessLauncher (byte_stream.hpp), Boost.Process v1
-// for the spawn and asio pipes on the NativeExecutor's loop for the I/O.
+// NativeProcessLauncher: the native ProcessLauncher (byte_stream.hpp), posix_spawn for
+// the spawn (its cost does not grow with the host's size) and asio pipes on the
+// NativeExecutor's loop for the I/O.
 //
 // Implements (SPEC §3.2):
 //  [x] argv [command, ...args]; PATH lookup in the child's PATH (spec.env may override
 //      it), a clear error when not found: `command "xyz" not found in PATH`
-//  [x] cwd (checked before spawning), env = parent env overlaid with spec.env, or the
+//  [x] cwd (checked before spawning; a chdir that still fails is a launch error naming the
+//      command and the directory), env = parent env overlaid with spec.env, or the
 //      minimal set HOME, LOGNAME, PATH, SHELL, TERM, USER, LANG, TMPDIR
 //  [x] own process group (the child is the group leader), so the whole tree is signalled
 //  [x] pipes created close-on-exec, so one server never inherits another's stdin/stdout
