@@ -186,6 +186,20 @@ class TailBuffer {
   std::string buf_;
 };
 
+// A read buffer that is not zero-filled: a page of it becomes resident only once a read
+// wrote into it (a std::vector<char> of 32 KiB would make all of it resident per child).
+class ReadBuffer {
+ public:
+  explicit ReadBuffer(std::size_t size) : data_(new char[size]), size_(size) {}
+  char* data() { return data_.get(); }
+  std::size_t size() const { return size_; }
+  asio::mutable_buffer buffer() { return asio::buffer(data_.get(), size_); }
+
+ private:
+  std::unique_ptr<char[]> data_;
+  std::size_t size_;
+};
+
 // One spawned child and its pipes. Shared: every pending asio operation holds a reference,
 // so the buffers and descriptors outlive the operations even when the ByteStream wrapper
 // is destroyed first.
@@ -323,7 +337,7 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
 
   void read_stdout() {
     out_reading_ = true;
-    stdout_.async_read_some(asio::buffer(out_buf_),
+    stdout_.async_read_some(out_buf_.buffer(),
                             [self = shared_from_this()](const boost::system::error_code& ec,
                                                         std::size_t n) { self->on_stdout(ec, n); });
   }
@@ -374,7 +388,7 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
 
   void read_stderr() {
     err_reading_ = true;
-    stderr_.async_read_some(asio::buffer(err_buf_),
+    stderr_.async_read_some(err_buf_.buffer(),
                             [self = shared_from_this()](const boost::system::error_code& ec,
                                                         std::size_t n) { self->on_stderr(ec, n); });
   }
@@ -428,14 +442,14 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
 
   // Reads what is in a pipe right now, without blocking, up to kMaxDrainBytes.
   template <class Sink>
-  void drain(asio::posix::stream_descriptor& d, std::vector<char>& buf, Sink&& sink) {
+  void drain(asio::posix::stream_descriptor& d, ReadBuffer& buf, Sink&& sink) {
     if (!d.is_open()) return;
     boost::system::error_code ec;
     d.non_blocking(true, ec);
     if (ec) return;
     std::size_t total = 0;
     while (total < kMaxDrainBytes && !destroyed_ && !ended_) {
-      std::size_t n = d.read_some(asio::buffer(buf), ec);
+      std::size_t n = d.read_some(buf.buffer(), ec);
       if (n > 0) {
         total += n;
         sink(buf.data(), n);
@@ -617,8 +631,8 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
   asio::steady_timer eof_timer_;
   asio::steady_timer poll_timer_;
 
-  std::vector<char> out_buf_;
-  std::vector<char> err_buf_;
+  ReadBuffer out_buf_;
+  ReadBuffer err_buf_;
   TailBuffer tail_;
   std::string err_line_;
   bool err_line_cut_ = false;

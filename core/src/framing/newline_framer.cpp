@@ -7,6 +7,9 @@ namespace mcprt {
 
 namespace {
 
+// Buffer capacity kept between lines; larger buffers are released once their line is out.
+constexpr std::size_t kKeptCapacity = 4096;
+
 // A line without its terminator: drop one trailing '\r' (CRLF line ends).
 std::string_view strip_cr(std::string_view line) {
   if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -48,6 +51,9 @@ Status NewlineFramer::feed(std::string_view bytes,
     const std::string_view line = strip_cr(buf_);
     if (!line.empty()) on_line(line);
     buf_.clear();
+    // A long line (a tools/list) left a large buffer behind: give it back, so an idle
+    // connection keeps no more than a small partial line's worth.
+    if (buf_.capacity() > kKeptCapacity) std::string().swap(buf_);
     pos = nl + 1;
   }
 
