@@ -136,7 +136,8 @@ bool bool_option(const json& options, const char* key, bool fallback) {
   return it != options.end() && it->is_boolean() ? it->get<bool>() : fallback;
 }
 
-std::string string_option(const json& options, const char* key, std::string fallback) {
+// (A `const char*` fallback: a std::string argument was built at each call site.)
+std::string string_option(const json& options, const char* key, const char* fallback) {
   auto it = options.find(key);
   return it != options.end() && it->is_string() ? it->get<std::string>() : fallback;
 }
@@ -196,8 +197,8 @@ class WebRuntime {
     std::string store = kDefaultIndexedDbStore;
     if (cache != options.end() && cache->is_boolean()) use_cache = cache->get<bool>();
     if (cache != options.end() && cache->is_object()) {
-      database = string_option(*cache, "database", database);
-      store = string_option(*cache, "store", store);
+      database = string_option(*cache, "database", database.c_str());
+      store = string_option(*cache, "store", store.c_str());
     }
     if (use_cache) store_ = std::make_unique<WebIndexedDbStore>(executor_, database, store);
 
@@ -206,8 +207,8 @@ class WebRuntime {
     std::string credential_db = database;
     std::string credential_store = kDefaultCredentialStore;
     if (auto c = options.find("credentials"); c != options.end() && c->is_object()) {
-      credential_db = string_option(*c, "database", credential_db);
-      credential_store = string_option(*c, "store", credential_store);
+      credential_db = string_option(*c, "database", credential_db.c_str());
+      credential_store = string_option(*c, "store", credential_store.c_str());
     }
     credentials_ = std::make_unique<WebCredentialStore>(executor_, credential_db, credential_store);
     authorizer_ = std::make_unique<WebAuthorizer>(
@@ -225,7 +226,7 @@ class WebRuntime {
     };
     oauth.client_metadata_url = string_option(options, "clientMetadataUrl", "");
     oauth.client_name =
-        string_option(options, "oauthClientName", manager_options_.client_info.name);
+        string_option(options, "oauthClientName", manager_options_.client_info.name.c_str());
     oauth.client_uri = string_option(options, "clientUri", "");
     oauth.application_type = string_option(options, "applicationType", "web");
     oauth.authorize_timeout =
@@ -409,9 +410,11 @@ class WebRuntime {
   void answer_input(int input_id, const std::string& answer_text) {
     json answer = parse_json(answer_text);
     if (!answer.is_object()) answer = json::object();
-    if (auto it = elicit_replies_.find(input_id); it != elicit_replies_.end()) {
-      ElicitReply reply = std::move(it->second);
-      elicit_replies_.erase(it);
+    auto it = inputs_.find(input_id);
+    if (it == inputs_.end()) return;
+    PendingInput pending = std::move(it->second);
+    inputs_.erase(it);
+    if (pending.elicit) {
       const std::string action = string_option(answer, "action", "decline");
       ElicitAnswer a = ElicitAnswer::decline();
       if (action == "accept") {
@@ -421,19 +424,16 @@ class WebRuntime {
       } else if (action == "cancel") {
         a = ElicitAnswer::cancel();
       }
-      reply(std::move(a));
+      pending.elicit(std::move(a));
       return;
     }
-    if (auto it = sample_replies_.find(input_id); it != sample_replies_.end()) {
-      SampleReply reply = std::move(it->second);
-      sample_replies_.erase(it);
-      auto result = answer.find("result");
-      if (result != answer.end() && result->is_object()) {
-        reply(*result);
-      } else {
-        reply(Error::make(ErrorCode::invalid_argument,
-                          string_option(answer, "error", "the sampling handler gave no result")));
-      }
+    auto result = answer.find("result");
+    if (result != answer.end() && result->is_object()) {
+      pending.sample(*result);
+    } else {
+      pending.sample(
+          Error::make(ErrorCode::invalid_argument,
+                      string_option(answer, "error", "the sampling handler gave no result")));
     }
   }
 
@@ -443,14 +443,14 @@ class WebRuntime {
  private:
   // The manager's InputHandlers and roots from createRuntime's options. A handler only
   // when JS has one (a capability is declared only then); the requests wait in
-  // elicit_replies_ / sample_replies_ until answer_input.
+  // inputs_ until answer_input.
   void install_input_handlers(const json& options) {
     if (bool_option(options, "elicit", false)) {
       manager_options_.input.elicit = [this, alive = std::weak_ptr<bool>(alive_)](
                                           const Elicitation& e, ElicitReply reply) {
         if (alive.expired()) return reply(ElicitAnswer::cancel());
         const int id = next_input_++;
-        elicit_replies_[id] = std::move(reply);
+        inputs_[id].elicit = std::move(reply);
         json out = json::object();
         out["server"] = e.server;
         out["message"] = e.message;
@@ -470,7 +470,7 @@ class WebRuntime {
                                           const SamplingRequest& r, SampleReply reply) {
         if (alive.expired()) return reply(Error::make(ErrorCode::closed, "the runtime was disposed"));
         const int id = next_input_++;
-        sample_replies_[id] = std::move(reply);
+        inputs_[id].sample = std::move(reply);
         json out = json::object();
         out["server"] = r.server;
         out["params"] = r.params;
@@ -631,8 +631,7 @@ class WebRuntime {
     if (manager_) manager_->remove_listener(tools_listener_);
     manager_.reset();
     // Requests still with JS: their sessions are gone, and a reply after that is ignored.
-    elicit_replies_.clear();
-    sample_replies_.clear();
+    inputs_.clear();
     oauth_.reset();  // after the manager, whose transports ask it for tokens
     authorizer_.reset();
     credentials_.reset();
@@ -679,8 +678,12 @@ class WebRuntime {
   std::map<int, std::shared_ptr<AbortController>> calls_;
   // Input requests JS has not answered yet, by the id of their "elicit"/"sample" event.
   int next_input_ = 1;
-  std::map<int, ElicitReply> elicit_replies_;
-  std::map<int, SampleReply> sample_replies_;
+  // (One map for both kinds: each map type is code of its own in the module.)
+  struct PendingInput {
+    ElicitReply elicit;  // set for an "elicit" event
+    SampleReply sample;  // set for a "sample" event
+  };
+  std::map<int, PendingInput> inputs_;
 };
 
 }  // namespace mcprt::web
