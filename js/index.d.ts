@@ -99,6 +99,8 @@ export interface RuntimeOptions {
    * onSample, sampling is not offered to servers.
    */
   onSample?: (request: SamplingRequest) => Promise<CreateMessageResult> | CreateMessageResult;
+  /** A protocol log from the start: the same as calling runtime.onMessage(onMessage). */
+  onMessage?: (message: ProtocolMessage) => void;
   /**
    * What roots/list answers (SPEC §3.4): file:// URIs (each root is named by its last path
    * segment). Default (and false): the roots capability is not offered — a page has no
@@ -183,6 +185,30 @@ export interface LoadResult {
   connectedServers: string[];
   /** Servers that need an OAuth login (phase 'needs-auth'); each also has an entry in `errors`. */
   needsAuthServers: string[];
+}
+
+/**
+ * What addServer resolves with once the server's startup gate answered (the shape of
+ * LoadResult, for that one server).
+ */
+export interface AddServerResult {
+  /** The added server's tools (deferred ones from the cache when it is still connecting). */
+  tools: ToolInfo[];
+  /** Its error, when it failed (or needs a sign-in). */
+  errors: LoadError[];
+  /** [name] when it is connected. */
+  connectedServers: string[];
+  /** [name] when it needs an OAuth sign-in. */
+  needsAuthServers: string[];
+}
+
+/** One JSON-RPC message of a server, as onMessage shows it. */
+export interface ProtocolMessage {
+  server: string;
+  /** 'send': from this runtime to the server; 'receive': from the server. */
+  direction: 'send' | 'receive';
+  /** The parsed JSON-RPC message (a request, notification or response). */
+  message: Record<string, unknown>;
 }
 
 export interface CallResult {
@@ -290,19 +316,42 @@ export interface Runtime {
   discoverAndLoad(options: { servers: ServersConfig }): Promise<LoadResult>;
   /** Disconnects all, rediscovers the same servers, reconnects. */
   reload(): Promise<LoadResult>;
+  /**
+   * Adds one server and connects only it; every other connection is left as it is (no
+   * reconnect). The same config of a known server again reconnects it only if it is down
+   * (disconnected, failed); a changed config replaces its connection. An invalid config
+   * rejects (McprtError code 'invalid_config'), and so does one whose endpoint another
+   * server already has (one endpoint, one connection): the server keeps the config and
+   * connection it had. addServer and removeServer run one after another, each after a
+   * discoverAndLoad or reload in flight; before any load an empty one is made first.
+   */
+  addServer(name: string, config: ServerConfig): Promise<AddServerResult>;
+  /** Disconnects one server and forgets it (status(name) is undefined, reload leaves it out). */
+  removeServer(name: string): Promise<void>;
   /** The current tools, sorted by name. */
   tools(): ToolInfo[];
-  /** One server's state (undefined when unknown), or every server's. */
+  /**
+   * One server's state, or every server's. A server disconnected with disconnectServer
+   * stays listed with status and phase 'disconnected' until it is connected again
+   * (addServer, reload); undefined when unknown or removed.
+   */
   status(name: string): ServerStatus | undefined;
   status(): ServerStatus[];
   /** Calls a tool by its mcp_ name. Tool failures resolve with isError; abort rejects (AbortError). */
   callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallResult>;
+  /** Closes one server's connection (no reconnect); it stays listed as 'disconnected'. */
   disconnectServer(name: string): Promise<void>;
   disconnectAll(): Promise<void>;
   /** Returns the unsubscribe function. */
   onToolsChanged(callback: (tools: ToolInfo[]) => void): () => void;
   /** Returns the unsubscribe function. */
   onStatus(callback: (event: StatusEvent) => void): () => void;
+  /**
+   * Every JSON-RPC message sent to or received from any server, in order (a protocol
+   * log). Messages are copied out of the module only while a listener is installed.
+   * Returns the unsubscribe function.
+   */
+  onMessage(callback: (message: ProtocolMessage) => void): () => void;
   /** OAuth sign-ins of the servers (SPEC §13). */
   readonly auth: RuntimeAuth;
   /** Closes every connection and frees the module's objects; pending promises reject. */

@@ -75,6 +75,12 @@ function loadModule(options) {
         };
         // A runtime's log lines (platform-web's WebConsoleLogger, already filtered by level).
         module.mcprtLog = (runtimeId, level, message) => runtimes.get(runtimeId)?.[log](level, message);
+        // The protocol tap (onMessage): asked first whether anyone listens (the module dumps
+        // a message only then), delivered in order with the events above.
+        module.mcprtRuntimeListens = (runtimeId) => runtimes.get(runtimeId)?.[listens]() === true;
+        module.mcprtRuntimeMessage = (runtimeId, server, sent, message) => {
+          queueMicrotask(() => runtimes.get(runtimeId)?.[tapped](server, sent, message));
+        };
         return module;
       });
     pending.catch(() => modules.delete(wasmUrl));  // a failed load may be retried
@@ -87,6 +93,8 @@ const runtimes = new Map();  // runtime id → Runtime (the C++ side names runti
 const dispatch = Symbol('mcprt.dispatch');  // the C++ → JS entry point, kept off the API
 const authorize = Symbol('mcprt.authorize');  // the sign-in's user step, from C++
 const log = Symbol('mcprt.log');  // a log line, from C++
+const listens = Symbol('mcprt.listens');  // whether onMessage has a listener, from C++
+const tapped = Symbol('mcprt.tapped');  // a protocol message, from C++
 const kLogLevels = ['debug', 'info', 'warn', 'error'];  // WebConsoleLogger's level numbers
 let nextRuntimeId = 1;
 let nextPopup = 1;
@@ -252,6 +260,11 @@ class Runtime {
   #nextCall = 1;
   #toolsListeners = new Set();
   #statusListeners = new Set();
+  #messageListeners = new Set();
+  #loaded = false;  // a discoverAndLoad succeeded: there is a manager to add servers to
+  #loading = null;  // the discoverAndLoad / reload in flight (settles, never rejects)
+  #changes = Promise.resolve();  // addServer / removeServer, one after another
+  #managerCalls = new Set();  // ids of calls the manager answers (a new load drops it unanswered)
   #disposed = false;
   #onAuthorize = null;
   #onElicit = null;
@@ -263,7 +276,7 @@ class Runtime {
   constructor(module, options) {
     this.#module = module;
     this.#id = nextRuntimeId++;
-    const { wasmUrl, moduleArgs, log: logSink, onAuthorize, onElicit, onSample, roots, ...nativeOptions } = options;
+    const { wasmUrl, moduleArgs, log: logSink, onAuthorize, onElicit, onSample, onMessage, roots, ...nativeOptions } = options;
     if (logSink !== undefined && logSink !== null && typeof logSink !== 'function') {
       throw new TypeError("log must be a function (level: 'debug'|'info'|'warn'|'error', message: string) => void");
     }
@@ -295,8 +308,12 @@ class Runtime {
     // from auth.login() (a popup without the user's click is blocked).
     nativeOptions.interactiveAuth ??= this.#onAuthorize !== null;
     nativeOptions.applicationType ??= hasWindow() ? 'web' : 'native';
+    if (onMessage !== undefined && onMessage !== null && typeof onMessage !== 'function') {
+      throw new TypeError("onMessage must be a function ({server, direction: 'send'|'receive', message}) => void");
+    }
     this.#native = new module.WebRuntime(this.#id, JSON.stringify(nativeOptions));
     runtimes.set(this.#id, this);
+    if (onMessage) this.onMessage(onMessage);
     this.#auth = Object.freeze({
       login: (name) => this.#authLogin(String(name)),
       logout: (name) => this.#start((callId) => this.#native.authLogout(callId, String(name))),
@@ -314,12 +331,51 @@ class Runtime {
   // `{mcpServers: {...}}`) through discovery, the manager and the startup gate. Replaces
   // any earlier configuration.
   discoverAndLoad({ servers } = {}) {
-    return this.#start((callId) => this.#native.discoverAndLoad(callId, JSON.stringify(servers ?? {})));
+    const loaded = this.#load((callId) => this.#native.discoverAndLoad(callId, JSON.stringify(servers ?? {})));
+    loaded.then(() => { this.#loaded = true; }, () => {});
+    return loaded;
   }
 
   // Disconnects everything, discovers the same servers again and reconnects.
   reload() {
-    return this.#start((callId) => this.#native.reload(callId));
+    return this.#load((callId) => this.#native.reload(callId));
+  }
+
+  // Adds one server and connects it alone: every other connection stays as it is. The
+  // same config again reconnects it only if it is down; a changed one replaces its
+  // connection; an invalid one is refused (the server keeps what it had). Resolves at its
+  // startup gate with its tools and errors.
+  addServer(name, config) {
+    if (typeof name !== 'string' || name === '') return Promise.reject(new TypeError('addServer: name must be a non-empty string'));
+    if (!config || typeof config !== 'object' || Array.isArray(config)) {
+      return Promise.reject(new TypeError(`addServer ${name}: config must be a server config object ({url, headers, ...})`));
+    }
+    let text;
+    try {
+      text = JSON.stringify(config);
+    } catch (error) {
+      return Promise.reject(new TypeError(`addServer ${name}: config is not JSON (${describeError(error)})`));
+    }
+    return this.#change(async () => {
+      // Nothing loaded yet: an empty configuration to add to.
+      if (!this.#loaded) await this.discoverAndLoad({ servers: {} });
+      await this.#managerCall((callId) => this.#native.addServer(callId, name, text));
+      // Its state now tells how its startup gate went.
+      const state = this.status(name);
+      const phase = state?.phase;
+      return {
+        tools: this.tools().filter((t) => t.server === name),
+        errors: state?.error ? [{ path: state.source.path, error: state.error.message, server: name }] : [],
+        connectedServers: phase === 'connected' ? [name] : [],
+        needsAuthServers: phase === 'needs-auth' ? [name] : [],
+      };
+    });
+  }
+
+  // Disconnects one server and forgets it (a reload does not bring it back); the others
+  // stay connected.
+  removeServer(name) {
+    return this.#change(() => this.#managerCall((callId) => this.#native.removeServer(callId, String(name))));
   }
 
   // The current tools, sorted by name.
@@ -328,7 +384,8 @@ class Runtime {
     return JSON.parse(this.#native.toolsJson());
   }
 
-  // status(name) → that server's state, or undefined; status() → every server's.
+  // status(name) → that server's state (phase 'disconnected' after disconnectServer), or
+  // undefined when unknown or removed; status() → every server's.
   status(name) {
     if (this.#disposed) return name === undefined ? [] : undefined;
     const value = JSON.parse(this.#native.statusJson(name ?? ''));
@@ -359,11 +416,11 @@ class Runtime {
   }
 
   disconnectServer(name) {
-    return this.#start((callId) => this.#native.disconnectServer(callId, String(name)));
+    return this.#managerCall((callId) => this.#native.disconnectServer(callId, String(name)));
   }
 
   disconnectAll() {
-    return this.#start((callId) => this.#native.disconnectAll(callId));
+    return this.#managerCall((callId) => this.#native.disconnectAll(callId));
   }
 
   // Called after any change of tools(); returns the function that unsubscribes.
@@ -379,6 +436,14 @@ class Runtime {
     return () => this.#statusListeners.delete(callback);
   }
 
+  // Called with {server, direction: 'send'|'receive', message} for every JSON-RPC message
+  // of every server (a protocol log); returns the function that unsubscribes. Messages are
+  // only copied out of the module while a listener is installed.
+  onMessage(callback) {
+    this.#messageListeners.add(callback);
+    return () => this.#messageListeners.delete(callback);
+  }
+
   // Closes every connection and frees the module's objects. Pending promises reject.
   dispose() {
     if (this.#disposed) return;
@@ -391,6 +456,7 @@ class Runtime {
     for (const entry of pending) entry.reject(new McprtError({ code: 'aborted', message: 'the runtime was disposed' }));
     this.#toolsListeners.clear();
     this.#statusListeners.clear();
+    this.#messageListeners.clear();
     for (const popup of this.#popups.values()) popup.close();
     this.#popups.clear();
   }
@@ -435,6 +501,43 @@ class Runtime {
     return popupAuthorize(request, popup);
   }
 
+  #load(begin) {
+    // The load replaces the manager: what it had yet to answer never will be.
+    for (const callId of this.#managerCalls) {
+      this.#pending.get(callId)?.reject(new McprtError({ code: 'aborted', message: 'replaced by a newer discoverAndLoad or reload' }));
+      this.#pending.delete(callId);
+    }
+    this.#managerCalls.clear();
+    const promise = this.#start(begin);
+    const settled = promise.then(() => {}, () => {});
+    this.#loading = settled;
+    settled.then(() => {
+      if (this.#loading === settled) this.#loading = null;
+    });
+    return promise;
+  }
+
+  // addServer / removeServer run one after another, each after the load in flight (a
+  // change made during a load would be lost with the manager the load replaces).
+  #change(run) {
+    const result = this.#changes.then(() => this.#loading).then(run);
+    this.#changes = result.then(() => {}, () => {});
+    return result;
+  }
+
+  // A call the manager answers (see #load).
+  #managerCall(begin) {
+    let id = 0;
+    const promise = this.#start((callId) => {
+      id = callId;
+      this.#managerCalls.add(callId);
+      begin(callId);
+    });
+    const done = () => this.#managerCalls.delete(id);
+    promise.then(done, done);
+    return promise;
+  }
+
   #start(begin, onProgress) {
     if (this.#disposed) {
       return Promise.reject(new McprtError({ code: 'invalid_argument', message: 'the runtime was disposed' }));
@@ -473,6 +576,18 @@ class Runtime {
     } else if (kind === 'sample') {
       this.#sample(callId, value);
     }
+  }
+
+  // From the C++ side (inside a wasm call: reads state only).
+  [listens]() {
+    return !this.#disposed && this.#messageListeners.size > 0;
+  }
+
+  // From the C++ side: one message of the protocol tap.
+  [tapped](server, sent, text) {
+    if (this.#disposed || this.#messageListeners.size === 0) return;
+    const message = { server, direction: sent ? 'send' : 'receive', message: JSON.parse(text) };
+    for (const listener of [...this.#messageListeners]) notify(listener, message);
   }
 
   // Answers the core's input request `id` once (unless the runtime was disposed meanwhile).

@@ -5,6 +5,13 @@
 //     shape), stdio unavailable, built-in file providers off
 // [x] tools, callTool (AbortSignal, progress), status, reload, disconnectServer,
 //     disconnectAll, tools-changed and status events, dispose
+// [x] addServer / removeServer: one server connected or removed through the live manager
+//     (connect_servers of that config alone, remove_server), every other connection left
+//     as it is; a changed config of a known server replaces its connection, one that
+//     fails validation or takes another server's endpoint is refused
+// [x] the protocol tap (ManagerOptions::on_message) while JS listens
+//     (Module.mcprtRuntimeListens): each message dumped once, with its server and
+//     direction, to Module.mcprtRuntimeMessage
 // [x] OAuth (SPEC §13): an OAuthClient over WebCrypto, WebCredentialStore (IndexedDB
 //     "credentials" beside the tool cache) and WebAuthorizer (js/index.js's onAuthorize or
 //     its popup) answers every http/sse server's 401; authLogin / authLogout / authStatus
@@ -21,8 +28,10 @@
 // Protocol between C++ and js/index.js: methods take JSON strings and a call id; answers
 // and events go to Module.mcprtRuntimeEvent(runtimeId, kind, callId, json) with kind
 // "resolve" | "reject" | "progress" | "toolsChanged" | "status" | "elicit" | "sample"
-// (the last two: a server's input request, answered by answerInput). The JS side dispatches
-// them outside the wasm stack (queueMicrotask), so listeners may call back freely.
+// (the last two: a server's input request, answered by answerInput); the protocol tap's
+// messages to Module.mcprtRuntimeMessage(runtimeId, server, sent, json). The JS side
+// dispatches both outside the wasm stack (queueMicrotask), in order, so listeners may call
+// back freely.
 #include <emscripten/bind.h>
 #include <emscripten/emscripten.h>
 
@@ -56,6 +65,19 @@ EM_JS(void, mcprt_js_runtime_event, (int runtime_id, const char* kind, int call_
   var handler = Module["mcprtRuntimeEvent"];
   if (handler) handler(runtime_id, UTF8ToString(kind), call_id, UTF8ToString(payload));
 });
+
+// The protocol tap's messages (while JS listens): the message as it is, not copied into an
+// event object (a tools/list answer may be megabytes).
+// clang-format off
+EM_JS(bool, mcprt_js_runtime_listens, (int runtime_id), {
+  var listens = Module["mcprtRuntimeListens"];
+  return !!(listens && listens(runtime_id));
+});
+EM_JS(void, mcprt_js_runtime_message, (int runtime_id, const char* server, bool sent, const char* message), {
+  var handler = Module["mcprtRuntimeMessage"];
+  if (handler) handler(runtime_id, UTF8ToString(server), sent, UTF8ToString(message));
+});
+// clang-format on
 
 namespace mcprt::web {
 namespace {
@@ -188,6 +210,16 @@ class WebRuntime {
     // opaque TypeError: the probe reads it as a 2025 server (SPEC §14), initialize then
     // tells which it was.
     manager_options_.probe_network_failure_means_legacy = true;
+    // Always installed (a manager outlives a later onMessage); nothing is built or copied
+    // unless JS listens.
+    manager_options_.on_message = [this, alive = std::weak_ptr<bool>(alive_)](
+                                      const std::string& server, MessageDirection direction,
+                                      const json& message) {
+      if (!alive.expired() && mcprt_js_runtime_listens(js_id_)) {
+        mcprt_js_runtime_message(js_id_, server.c_str(), direction == MessageDirection::send,
+                                 dump(message).c_str());
+      }
+    };
     install_input_handlers(options);
 
     // cache: true (default) | false | {database, store}
@@ -336,9 +368,75 @@ class WebRuntime {
       resolve(call_id, nullptr);
       return;
     }
-    manager_->disconnect_server(name, [this, alive = std::weak_ptr<bool>(alive_), call_id] {
-      if (!alive.expired()) resolve(call_id, nullptr);
-    });
+    manager_->disconnect_server(name, manager_done(call_id));
+  }
+
+  // One server more, a known one again (a disconnected or failed one reconnects), or a
+  // known one with a changed config (its connection is replaced): discovered with the
+  // others (substitution, validation, one endpoint one server), then connected alone; the
+  // other servers' connections are left as they are. A config that does not pass is
+  // refused and the server keeps the one it had. js/index.js loads (nothing) first.
+  void add_server(int call_id, const std::string& name, const std::string& config_text) {
+    if (!manager_) {  // (js/index.js loads first)
+      reject(call_id, Error::make(ErrorCode::invalid_argument, "nothing loaded"));
+      return;
+    }
+    // Not an object: discovery refuses it below, naming the server.
+    json config = parse_json(config_text);
+    json& servers = server_map();
+    json& entry = servers[name];  // null when the server is new
+    json old = std::move(entry);
+    const bool replace = !old.is_null() && dump(old) != dump(config);
+    entry = std::move(config);
+    auto found = discover_servers_for_load(discovery_context(), discovery_options());
+    std::string refused;
+    for (const LoadError& e : found.errors) {
+      if (e.server == name) refused = e.error;
+    }
+    for (const ShadowedServer& twin : found.discovery.shadowed) {
+      // One endpoint, one connection: it lost to another entry, or would take the endpoint
+      // of a server the manager has.
+      const bool lost = twin.name == name;
+      if (lost || (twin.shadowed_by == name && manager_->server_state(twin.name))) {
+        refused = "Server \"";
+        refused.append(name).append("\" has the same endpoint as \"");
+        refused.append(lost ? twin.shadowed_by : twin.name).append("\"");
+      }
+    }
+    if (!refused.empty()) {
+      if (old.is_null()) {
+        servers.erase(name);
+      } else {
+        servers[name] = std::move(old);
+      }
+      reject(call_id, Error::make(ErrorCode::invalid_config, refused));
+      return;
+    }
+    register_oauth_servers(found.discovery.configs);
+    // None when it is disabled: kept, nothing connected.
+    std::vector<ServerConfig> configs;
+    for (ServerConfig& c : found.discovery.configs) {
+      if (c.name == name) configs.push_back(std::move(c));
+    }
+    // The old connection goes at once (its session closes in the background).
+    if (replace) manager_->remove_server(name);
+    // If a newer load drops the manager first, this never runs; js/index.js rejects the
+    // call then. js/index.js reads the answer from the server's state (status, tools).
+    manager_->connect_servers(std::move(configs),
+                              [this, alive = std::weak_ptr<bool>(alive_), call_id](GateResult) {
+                                if (!alive.expired()) resolve(call_id, nullptr);
+                              });
+  }
+
+  // Forgets the server (its config too: a reload does not bring it back) and closes it.
+  void remove_server(int call_id, const std::string& name) {
+    server_map().erase(name);
+    if (oauth_servers_.erase(name)) oauth_->remove_server(name);
+    if (!manager_) {
+      resolve(call_id, nullptr);
+      return;
+    }
+    manager_->remove_server(name, manager_done(call_id));
   }
 
   void disconnect_all(int call_id) {
@@ -346,9 +444,7 @@ class WebRuntime {
       resolve(call_id, nullptr);
       return;
     }
-    manager_->disconnect_all([this, alive = std::weak_ptr<bool>(alive_), call_id] {
-      if (!alive.expired()) resolve(call_id, nullptr);
-    });
+    manager_->disconnect_all(manager_done(call_id));
   }
 
   // A sign-in now (the user step through onAuthorize or the popup), then a reconnect of
@@ -490,24 +586,51 @@ class WebRuntime {
     manager_options_.roots = std::move(roots);
   }
 
-  void load(int call_id) {
-    const int generation = ++generation_;
-    drop_manager();
+  // The server map inside servers_ (the mcpServers shape or the bare map).
+  json& server_map() {
+    auto it = servers_.find("mcpServers");
+    if (it == servers_.end()) return servers_;
+    if (!it->is_object()) *it = json::object();
+    return *it;
+  }
+
+  DiscoveryContext discovery_context() const {
     DiscoveryContext ctx;
     ctx.cwd = "/";
     ctx.app_name = "mcprt";
     ctx.app_display_name = source_label_;
-    LoaderOptions options;
-    options.discovery.use_builtin_providers = false;
-    options.discovery.stdio_available = false;
-    options.discovery.extra_providers.push_back(make_programmatic_provider(
+    return ctx;
+  }
+
+  DiscoveryOptions discovery_options() const {
+    DiscoveryOptions d;
+    d.use_builtin_providers = false;
+    d.stdio_available = false;
+    d.extra_providers.push_back(make_programmatic_provider(
         "page", source_label_, 100, SourceInfo::Level::user, servers_, source_label_));
+    return d;
+  }
+
+  // A manager callback that resolves `call_id`. It never runs if a newer load drops the
+  // manager first: js/index.js rejects such calls when it starts a load.
+  std::function<void()> manager_done(int call_id) {
+    return [this, alive = std::weak_ptr<bool>(alive_), call_id] {
+      if (!alive.expired()) resolve(call_id, nullptr);
+    };
+  }
+
+  void load(int call_id) {
+    const int generation = ++generation_;
+    drop_manager();
+    DiscoveryContext ctx = discovery_context();
+    LoaderOptions options;
+    options.discovery = discovery_options();
     options.manager = manager_options_;
     options.use_cache = store_ != nullptr;
     options.on_status = [this, alive = std::weak_ptr<bool>(alive_)](const StatusEvent& e) {
       if (!alive.expired()) emit_status(e);
     };
-    register_oauth_servers(ctx, options.discovery);
+    register_oauth_servers(discover_servers_for_load(ctx, options.discovery).discovery.configs);
     ManagerServices services;
     services.executor = &executor_;
     services.http_client = &http_;
@@ -554,9 +677,9 @@ class WebRuntime {
   // The OAuth client answers for every http/sse server with its config's oauth settings.
   // The loader discovers on its own; this discovery of the same (programmatic) source
   // comes first so that the settings are there before the first request.
-  void register_oauth_servers(const DiscoveryContext& ctx, const DiscoveryOptions& discovery) {
+  void register_oauth_servers(const std::vector<ServerConfig>& configs) {
     std::set<std::string> names;
-    for (const ServerConfig& config : discover_servers_for_load(ctx, discovery).discovery.configs) {
+    for (const ServerConfig& config : configs) {
       if (config.type == TransportType::stdio) continue;
       oauth_->set_server(OAuthServer::from_config(config));
       names.insert(config.name);
@@ -699,6 +822,8 @@ EMSCRIPTEN_BINDINGS(mcprt_runtime) {
       .function("callTool", &WebRuntime::call_tool)
       .function("abortCall", &WebRuntime::abort_call)
       .function("disconnectServer", &WebRuntime::disconnect_server)
+      .function("addServer", &WebRuntime::add_server)
+      .function("removeServer", &WebRuntime::remove_server)
       .function("disconnectAll", &WebRuntime::disconnect_all)
       .function("authLogin", &WebRuntime::auth_login)
       .function("authLogout", &WebRuntime::auth_logout)

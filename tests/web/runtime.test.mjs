@@ -1,6 +1,7 @@
 // The `mcprt` JS package (build/<tree>/mcprt-js/index.js) under Node against the native
 // demo server (--http, loopback): connect, list, call with progress, abort, disconnect,
-// reload, the IndexedDB cache across runtimes (fake-indexeddb persists in-process), an
+// addServer / removeServer beside live connections, the protocol log (onMessage), reload,
+// the IndexedDB cache across runtimes (fake-indexeddb persists in-process), an
 // unreachable server; and the index.d.ts ↔ index.js surface check.
 import 'fake-indexeddb/auto';
 import { after, before, describe, test } from 'node:test';
@@ -22,7 +23,7 @@ let dbCounter = 0;
 const freshCache = () => ({ database: `mcprt-runtime-test-${++dbCounter}`, store: 'tools' });
 
 // A loopback proxy to `target` (streams responses through); with `hold = true` it parks
-// new requests instead.
+// new requests instead. `requests` records every request it got ({method, headers, body}).
 async function startForwardingProxy(target) {
   const parked = [];
   const state = { hold: false };
@@ -41,6 +42,7 @@ async function startForwardingProxy(target) {
   });
   return {
     url: server.url('/mcp'),
+    requests: server.requests,
     set hold(v) {
       state.hold = v;
       if (!v) for (const p of parked.splice(0)) forward(p.req, p.res, p.body);  // held requests go through late
@@ -55,8 +57,11 @@ async function startForwardingProxy(target) {
 describe('mcprt runtime against the demo server', () => {
   let demo;
   const runtimes = [];
+  // The gate waits for the connection (it returns as soon as every server settled): a
+  // server the cache knows would otherwise come back deferred when a loaded machine takes
+  // over 250 ms to connect. Tests of the gate itself pass their own startupGateMs.
   const runtime = async (options = {}) => {
-    const rt = await mcprt.createRuntime({ cache: freshCache(), logLevel: 'silent', ...options });
+    const rt = await mcprt.createRuntime({ cache: freshCache(), logLevel: 'silent', startupGateMs: 60000, ...options });
     runtimes.push(rt);
     return rt;
   };
@@ -150,6 +155,231 @@ describe('mcprt runtime against the demo server', () => {
     await rt.disconnectAll();
     assert.deepEqual(rt.tools(), []);
     assert.equal(rt.status('demo')?.status ?? 'disconnected', 'disconnected');
+  });
+
+  test('Runtime_DisconnectServerLeavesADisconnectedStatusUntilItIsAddedAgain', async () => {
+    const rt = await runtime();
+    await rt.discoverAndLoad({ servers: { demo: { url: demo.url }, other: { url: `${demo.url}?second` } } });
+    await rt.disconnectServer('other');
+    const row = rt.status('other');
+    assert.equal(row?.status, 'disconnected');
+    assert.equal(row.phase, 'disconnected');
+    assert.equal(row.toolCount, 0);
+    assert.equal(row.error, null);
+    assert.deepEqual(rt.status().map((s) => `${s.name}:${s.phase}`), ['demo:connected', 'other:disconnected']);
+    const added = await rt.addServer('other', { url: `${demo.url}?second` });
+    assert.deepEqual(added.connectedServers, ['other']);
+    assert.equal(rt.status('other').status, 'connected');
+    assert.equal(added.tools.length, 6);
+  });
+
+  // The connection a proxy in front of the demo server carried: how many initialize
+  // requests went through it, and the session id its last request carried.
+  const initializes = (proxy) => proxy.requests.filter((r) => /"method":"initialize"/.test(r.body)).length;
+  const lastSession = (proxy) => proxy.requests.filter((r) => r.method === 'POST').at(-1)?.headers['mcp-session-id'];
+
+  test('Runtime_AddServerConnectsOnlyThatServerAndLeavesTheOthersAlone', async () => {
+    const demoProxy = await startForwardingProxy(demo.url);
+    const secondProxy = await startForwardingProxy(demo.url);
+    try {
+      const rt = await runtime();
+      await rt.discoverAndLoad({ servers: { demo: { url: demoProxy.url } } });
+      assert.equal(initializes(demoProxy), 1);
+      const session = lastSession(demoProxy);
+      assert.ok(session, 'the demo server gave a session id');
+      const demoCounts = [];
+      rt.onToolsChanged((tools) => demoCounts.push(tools.filter((t) => t.server === 'demo').length));
+      const statuses = [];
+      rt.onStatus((e) => statuses.push(`${e.server}:${e.phase}`));
+
+      const added = await rt.addServer('second', { url: secondProxy.url });
+      assert.deepEqual(added.errors, []);
+      assert.deepEqual(added.connectedServers, ['second']);
+      assert.deepEqual(added.tools.map((t) => t.name), ['mcp_second_add', 'mcp_second_echo', 'mcp_second_fail',
+                                                        'mcp_second_now', 'mcp_second_slow_task', 'mcp_second_word_count']);
+      assert.equal(rt.tools().length, 12);
+      assert.equal(initializes(secondProxy), 1);
+      await waitFor(() => demoCounts.length > 0, 'a tools-changed event');
+      // The demo server's connection was never touched: its tools never left, no status
+      // change, no new initialize, and a call goes out in the same session.
+      assert.ok(demoCounts.every((n) => n === 6), `demo tool counts seen: ${demoCounts}`);
+      assert.ok(!statuses.some((s) => s.startsWith('demo:')), `status events: ${statuses}`);
+      assert.equal(rt.status('demo').status, 'connected');
+      assert.equal((await rt.callTool('mcp_demo_echo', { message: 'still one session' })).text, 'still one session');
+      assert.equal(initializes(demoProxy), 1);
+      assert.equal(lastSession(demoProxy), session);
+    } finally {
+      await demoProxy.close();
+      await secondProxy.close();
+    }
+  });
+
+  test('Runtime_AddServerAgainReconnectsItOnlyWhenItIsDownOrItsConfigChanged', async () => {
+    const demoProxy = await startForwardingProxy(demo.url);
+    const secondProxy = await startForwardingProxy(demo.url);
+    try {
+      const rt = await runtime();
+      await rt.discoverAndLoad({ servers: { demo: { url: demoProxy.url }, second: { url: secondProxy.url } } });
+      const session = lastSession(demoProxy);
+      // The same config of a connected server: nothing happens.
+      const again = await rt.addServer('second', { url: secondProxy.url });
+      assert.equal(again.tools.length, 6);
+      assert.equal(initializes(secondProxy), 1);
+      // Of a disconnected one: it connects again.
+      await rt.disconnectServer('second');
+      assert.equal(rt.status('second').status, 'disconnected');
+      const back = await rt.addServer('second', { url: secondProxy.url });
+      assert.deepEqual(back.connectedServers, ['second']);
+      assert.equal(initializes(secondProxy), 2);
+      // A changed config (an include filter, the same endpoint) replaces its connection.
+      const changed = await rt.addServer('second', { url: secondProxy.url, includeTools: ['echo'] });
+      assert.deepEqual(changed.tools.map((t) => t.name), ['mcp_second_echo']);
+      assert.equal(initializes(secondProxy), 3);
+      assert.deepEqual(rt.tools().filter((t) => t.server === 'second').map((t) => t.name), ['mcp_second_echo']);
+      // ... and a reload keeps the changed config.
+      await rt.reload();
+      assert.deepEqual(rt.tools().filter((t) => t.server === 'second').map((t) => t.name), ['mcp_second_echo']);
+      assert.equal(initializes(demoProxy), 2, 'the demo server reconnected only for the reload');
+      assert.notEqual(lastSession(demoProxy), session);
+    } finally {
+      await demoProxy.close();
+      await secondProxy.close();
+    }
+  });
+
+  test('Runtime_AddServerSendsItsHeadersAndABearerToken', async () => {
+    const proxy = await startForwardingProxy(demo.url);
+    try {
+      const rt = await runtime();
+      const added = await rt.addServer('withHeaders', {
+        url: proxy.url,
+        headers: { Authorization: 'Bearer demo-t0ken', 'X-Demo-Key': 'k1' },
+      });
+      assert.deepEqual(added.connectedServers, ['withHeaders']);
+      const posts = proxy.requests.filter((r) => r.method === 'POST');
+      assert.ok(posts.length >= 2, 'initialize and tools/list went through the proxy');
+      for (const r of posts) {
+        assert.equal(r.headers.authorization, 'Bearer demo-t0ken');
+        assert.equal(r.headers['x-demo-key'], 'k1');
+      }
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  test('Runtime_AddServerRefusesAnInvalidConfigAndTheServerKeepsWhatItHad', async () => {
+    const rt = await runtime();
+    await rt.discoverAndLoad({ servers: { demo: { url: demo.url } } });
+    const invalid = (name) => (e) => e instanceof mcprt.McprtError && e.code === 'invalid_config' &&
+                                     e.message.includes(`"${name}"`);
+    await assert.rejects(rt.addServer('bad', { url: 'ftp://example.com/mcp' }), invalid('bad'));
+    assert.equal(rt.status('bad'), undefined);
+    await assert.rejects(rt.addServer('', { url: demo.url }), TypeError);
+    await assert.rejects(rt.addServer('x', null), TypeError);
+    // A known server given an invalid config keeps its config and its connection.
+    await assert.rejects(rt.addServer('demo', { url: 'ftp://example.com/mcp' }), invalid('demo'));
+    assert.equal(rt.status('demo').status, 'connected');
+    assert.equal(rt.tools().length, 6);
+    // One endpoint is one connection: the same URL under another name is refused, whether
+    // that name sorts after the running server's (it would lose the endpoint) or before it
+    // (it would take it).
+    await assert.rejects(rt.addServer('twin', { url: demo.url }),
+                         (e) => e.code === 'invalid_config' && /"twin" has the same endpoint as "demo"/.test(e.message));
+    await assert.rejects(rt.addServer('aaa', { url: demo.url }),
+                         (e) => e.code === 'invalid_config' && /"aaa" has the same endpoint as "demo"/.test(e.message));
+    assert.equal(rt.status('twin'), undefined);
+    assert.equal(rt.status('aaa'), undefined);
+    assert.deepEqual(rt.tools().map((t) => t.server), Array(6).fill('demo'));
+    const reloaded = await rt.reload();
+    assert.deepEqual(reloaded.connectedServers, ['demo']);
+    assert.deepEqual(reloaded.errors, []);
+  });
+
+  test('Runtime_AddServersBeforeAnyLoadAndAtOnceApplyInOrder', async () => {
+    const rt = await runtime();
+    await assert.rejects(rt.discoverAndLoad({ servers: 'not a config' }), /must be an object/);
+    // Nothing loaded: the first one starts the configuration, the second adds to it.
+    const [a, b] = await Promise.all([rt.addServer('a', { url: `${demo.url}?a` }),
+                                      rt.addServer('b', { url: `${demo.url}?b` })]);
+    assert.deepEqual([a.connectedServers, b.connectedServers], [['a'], ['b']]);
+    assert.equal(rt.tools().length, 12);
+    // Two configs of one server at once: the last one given wins.
+    await Promise.all([rt.addServer('c', { url: `${demo.url}?c`, includeTools: ['echo'] }),
+                       rt.addServer('c', { url: `${demo.url}?c`, includeTools: ['add'] })]);
+    assert.deepEqual(rt.tools().filter((t) => t.server === 'c').map((t) => t.name), ['mcp_c_add']);
+    const reloaded = await rt.reload();
+    assert.deepEqual(reloaded.connectedServers, ['a', 'b', 'c']);
+    assert.equal(rt.tools().length, 13);
+  });
+
+  test('Runtime_AddServerDuringALoadWaitsForIt', async () => {
+    const rt = await runtime();
+    const loading = rt.discoverAndLoad({ servers: { demo: { url: demo.url } } });
+    const adding = rt.addServer('second', { url: `${demo.url}?second` });
+    const [loaded, added] = await Promise.all([loading, adding]);
+    assert.deepEqual(loaded.connectedServers, ['demo']);
+    assert.deepEqual(added.connectedServers, ['second']);
+    assert.equal(rt.tools().length, 12);
+  });
+
+  test('Runtime_RemoveServerForgetsItAndLeavesTheOthersConnected', async () => {
+    const rt = await runtime();
+    await rt.discoverAndLoad({ servers: { mcpServers: { demo: { url: demo.url }, other: { url: `${demo.url}?second` } } } });
+    await rt.removeServer('other');
+    assert.equal(rt.status('other'), undefined);
+    assert.equal(rt.tools().filter((t) => t.server === 'other').length, 0);
+    assert.equal(rt.status('demo').status, 'connected');
+    const reloaded = await rt.reload();
+    assert.deepEqual(reloaded.connectedServers, ['demo']);
+    assert.equal(rt.tools().length, 6);
+    await rt.removeServer('nobody');  // unknown: nothing to do
+  });
+
+  test('Runtime_OnMessageShowsEveryMessageSentAndReceivedUntilUnsubscribed', async () => {
+    const rt = await runtime();
+    const log = [];
+    const unsubscribe = rt.onMessage((m) => log.push(m));
+    await rt.discoverAndLoad({ servers: { demo: { url: demo.url } } });
+    const line = (m) => `${m.server} ${m.direction} ${m.message.method ?? `#${JSON.stringify(m.message.id)}`}`;
+    const initialize = log.find((m) => m.direction === 'send' && m.message.method === 'initialize');
+    const list = log.find((m) => m.direction === 'send' && m.message.method === 'tools/list');
+    assert.ok(initialize && list, log.map(line).join('\n'));
+    const answer = (request) => log.findIndex((m) => m.direction === 'receive' && m.message.id === request.message.id);
+    assert.ok(answer(initialize) > log.indexOf(initialize));
+    assert.ok(answer(list) > answer(initialize));
+    assert.equal(log[answer(list)].message.result.tools.length, 6);
+    assert.ok(log.every((m) => m.server === 'demo'));
+
+    // An aborted call shows its notifications/cancelled, naming the call's request id.
+    const controller = new AbortController();
+    let running;
+    const started = new Promise((resolve) => { running = resolve; });
+    const call = rt.callTool('mcp_demo_slow_task', { steps: 50, interval_ms: 100 },
+                             { signal: controller.signal, onProgress: () => running() });
+    await started;
+    controller.abort();
+    await assert.rejects(call, (e) => e.name === 'AbortError');
+    const callRequest = log.find((m) => m.direction === 'send' && m.message.method === 'tools/call');
+    await waitFor(() => log.find((m) => m.message.method === 'notifications/cancelled'), 'the cancellation');
+    const cancelled = log.find((m) => m.message.method === 'notifications/cancelled');
+    assert.equal(cancelled.direction, 'send');
+    assert.equal(cancelled.message.params.requestId, callRequest.message.id);
+    assert.ok(log.some((m) => m.direction === 'receive' && m.message.method === 'notifications/progress'));
+
+    unsubscribe();
+    const before = log.length;
+    await rt.callTool('mcp_demo_echo', { message: 'unheard' });
+    assert.equal(log.length, before);
+  });
+
+  test('Runtime_OnMessageOptionLogsFromTheFirstMessage', async () => {
+    const log = [];
+    const rt = await runtime({ onMessage: (m) => log.push(m) });
+    await rt.discoverAndLoad({ servers: { demo: { url: demo.url } } });
+    assert.equal(log[0]?.direction, 'send', JSON.stringify(log[0]));
+    assert.equal(log[0].server, 'demo');
+    assert.ok(log.some((m) => m.direction === 'receive' && m.message.result?.tools?.length === 6));
+    await assert.rejects(mcprt.createRuntime({ cache: false, onMessage: 'log' }), TypeError);
   });
 
   test('Runtime_ReloadReconnectsTheSameServers', async () => {
