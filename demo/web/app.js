@@ -9,9 +9,18 @@
 // (elicitation) gets a modal dialog: its name and message, one field per property of the
 // requested schema (defaults filled in), Accept / Decline / Cancel; in URL mode the full
 // URL and a question before anything opens. One dialog at a time.
+// Adding or removing a server connects or closes that server alone (runtime.addServer /
+// removeServer); the others keep their connections. A server may be given a bearer token
+// (sent as `Authorization: Bearer …`) and headers of its own. A call shows its progress
+// and can be cancelled (the server gets notifications/cancelled); "Raw JSON results" shows
+// every result as the runtime returned it. The protocol panel logs every JSON-RPC message
+// (runtime.onMessage), per server, bounded, newest last.
 import { createRuntime } from './mcprt/index.js';
 
 const kServersKey = 'mcprt-demo.servers';
+// The protocol log keeps this many messages, each shown up to kLogMessageChars.
+const kLogLimit = 300;
+const kLogMessageChars = 20000;
 
 const $ = (id) => document.getElementById(id);
 
@@ -56,6 +65,7 @@ const state = {
   authErrors: new Map(),  // server → the last sign-in's error message
   loading: false,
   openForms: new Set(),  // tool names whose call form is open (kept across re-renders)
+  requests: new Map(),   // "server id" → method of a request sent and not answered yet
 };
 
 let rt;
@@ -87,16 +97,13 @@ function renderServers() {
       authButton.addEventListener('click', () => signOut(name));
     }
     const authError = state.authErrors.get(name);
-    const remove = el('button', { type: 'button', class: 'small', text: 'Remove' });
-    remove.addEventListener('click', () => {
-      delete state.servers[name];
-      state.statuses.delete(name);
-      saveServers();
-      load();
-    });
+    const remove = el('button', { type: 'button', class: 'small remove', text: 'Remove' });
+    remove.addEventListener('click', () => removeServer(name));
+    const headerNames = Object.keys(state.servers[name].headers ?? {});
     list.append(el('li', { class: 'server', 'data-server': name },
       el('span', { class: 'server-name', text: name }),
       el('span', { class: 'url muted', text: state.servers[name].url }),
+      headerNames.length ? el('span', { class: 'muted headers', text: `headers: ${headerNames.join(', ')}` }) : null,
       el('span', { class: `badge phase-${phase}`, 'data-phase': phase, text: phase }),
       el('span', { class: 'muted', text: `${count} tool${count === 1 ? '' : 's'}` }),
       status?.toolsFromCache ? el('span', { class: 'badge cached', text: 'cached' }) : null,
@@ -105,6 +112,7 @@ function renderServers() {
       authError ? el('div', { class: 'error auth-error', text: authError }) : null,
       error && !authError ? el('div', { class: 'error', text: error.message }) : null));
   }
+  renderLogServers();
 }
 
 // One form field per input-schema property; the value is converted back by its type.
@@ -173,34 +181,61 @@ function callForm(tool) {
     form.append(fieldFor(name, property && typeof property === 'object' ? property : {}, required.has(name)));
   }
   const output = el('pre', { class: 'result', hidden: true });
+  const raw = el('pre', { class: 'result-json', hidden: true });
   const button = el('button', { type: 'submit', text: 'Call' });
-  form.append(button, output);
+  const cancel = el('button', { type: 'button', class: 'cancel', text: 'Cancel', hidden: true });
+  const progress = el('progress', { class: 'call-progress', hidden: true });
+  const progressText = el('span', { class: 'progress-text muted' });
+  let controller = null;
+  cancel.addEventListener('click', () => controller?.abort(new DOMException('cancelled by the user', 'AbortError')));
+  form.append(el('div', { class: 'call-buttons' }, button, cancel, progress, progressText), output, raw);
+  const show = (cls, text, json) => {
+    output.className = `result ${cls}`;
+    output.hidden = false;
+    output.textContent = text;
+    raw.textContent = JSON.stringify(json, null, 2);
+    raw.hidden = false;
+  };
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
-    output.hidden = false;
-    output.className = 'result';
     let args;
     try {
       args = readArguments(form);
     } catch (error) {
-      output.classList.add('error');
-      output.textContent = error.message;
+      show('error', error.message, { error: error.message });
       return;
     }
+    controller = new AbortController();
+    // Cancel, or a minute without an answer.
+    const signal = AbortSignal.any ? AbortSignal.any([controller.signal, AbortSignal.timeout(60000)]) : controller.signal;
     button.disabled = true;
-    output.textContent = 'calling…';
+    cancel.hidden = false;
+    progress.hidden = true;
+    progress.removeAttribute('value');
+    progressText.textContent = '';
+    show('', 'calling…', null);
+    raw.hidden = true;
+    const onProgress = (p) => {
+      progress.hidden = false;
+      if (typeof p.total === 'number' && p.total > 0) progress.max = p.total;
+      progress.value = p.progress;
+      progressText.textContent = `${p.progress}${typeof p.total === 'number' ? ` / ${p.total}` : ''}${p.message ? ` ${p.message}` : ''}`;
+    };
     try {
-      const result = await rt.callTool(tool.name, args, { signal: AbortSignal.timeout(60000) });
-      output.classList.add(result.isError ? 'error' : 'ok');
-      output.textContent = result.text || JSON.stringify(result.content, null, 2);
+      const result = await rt.callTool(tool.name, args, { signal, onProgress });
+      let text = result.text || JSON.stringify(result.content, null, 2);
       if (result.structuredContent !== undefined && result.structuredContent !== null) {
-        output.textContent += `\n\nstructuredContent: ${JSON.stringify(result.structuredContent)}`;
+        text += `\n\nstructuredContent: ${JSON.stringify(result.structuredContent)}`;
       }
+      show(result.isError ? 'error' : 'ok', text, result);
     } catch (error) {
-      output.classList.add('error');
-      output.textContent = `${error.name}: ${error.message}`;
+      const cancelled = error.name === 'AbortError' && controller.signal.aborted;
+      show(cancelled ? 'cancelled' : 'error', cancelled ? 'Cancelled (the server was told).' : `${error.name}: ${error.message}`,
+           { name: error.name, message: error.message, ...(typeof error.code === 'string' ? { code: error.code } : {}) });
     } finally {
+      controller = null;
       button.disabled = false;
+      cancel.hidden = true;
     }
   });
   return form;
@@ -414,6 +449,142 @@ function onElicit(request) {
   return answer;
 }
 
+// --- adding and removing servers ----------------------------------------------------------
+
+// "Name: value" lines → {Name: value}; throws on a line that is not one.
+function parseHeaders(text) {
+  const headers = {};
+  for (const [i, line] of text.split('\n').entries()) {
+    if (line.trim() === '') continue;
+    const colon = line.indexOf(':');
+    const name = colon > 0 ? line.slice(0, colon).trim() : '';
+    if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(name)) {
+      throw new Error(`header line ${i + 1} is not "Name: value": ${JSON.stringify(line)}`);
+    }
+    headers[name] = line.slice(colon + 1).trim();
+  }
+  return headers;
+}
+
+function showAddError(message) {
+  $('add-error').textContent = message;
+  $('add-error').hidden = !message;
+}
+
+// A new server, or a known one with a changed config (the runtime replaces that
+// connection alone).
+async function addServer(name, config) {
+  const previous = state.servers[name];
+  state.servers[name] = config;
+  state.statuses.delete(name);
+  saveServers();
+  renderServers();
+  try {
+    const added = await rt.addServer(name, config);
+    const other = added.errors.filter((e) => !(e.server && rt.status(e.server)?.error));
+    showAddError(other.map((e) => e.error).join('\n'));
+  } catch (error) {
+    // Refused (an invalid config, another server's endpoint): the runtime kept what the
+    // server had, and so does the page.
+    if (previous) state.servers[name] = previous;
+    else delete state.servers[name];
+    saveServers();
+    showAddError(error.message);
+  }
+  renderServers();
+  renderTools(rt.tools());
+  await refreshAuth();
+}
+
+async function removeServer(name) {
+  delete state.servers[name];
+  state.statuses.delete(name);
+  saveServers();
+  renderServers();
+  try {
+    await rt.removeServer(name);
+  } catch (error) {
+    showAddError(`${name}: ${error.message}`);
+  }
+  renderServers();
+}
+
+function onAddServer(event) {
+  event.preventDefault();
+  const name = $('server-name').value.trim();
+  const url = $('server-url').value.trim();
+  if (!name || !url) return;
+  let headers;
+  try {
+    headers = parseHeaders($('server-headers').value);
+  } catch (error) {
+    showAddError(error.message);
+    return;
+  }
+  const token = $('server-token').value.trim();
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const config = { url };
+  if (Object.keys(headers).length) config.headers = headers;
+  for (const id of ['server-name', 'server-url', 'server-token', 'server-headers']) $(id).value = '';
+  showAddError('');
+  addServer(name, config);
+}
+
+// --- the protocol log ----------------------------------------------------------------------
+
+// What a message is, in one line: a request's or notification's method; a response names
+// the method of the request it answers.
+function describeMessage({ server, direction, message }) {
+  const m = message && typeof message === 'object' ? message : {};
+  const hasId = m.id !== undefined && m.id !== null;
+  const key = `${server} ${direction === 'send' ? 'receive' : 'send'} ${JSON.stringify(m.id)}`;
+  if (typeof m.method === 'string') {
+    if (hasId) {
+      state.requests.set(`${server} ${direction} ${JSON.stringify(m.id)}`, m.method);
+      if (state.requests.size > 1000) state.requests.delete(state.requests.keys().next().value);
+    }
+    return { kind: hasId ? 'request' : 'notification', method: m.method };
+  }
+  const method = state.requests.get(key) ?? '';
+  state.requests.delete(key);
+  return { kind: 'error' in m ? 'error' : 'response', method };
+}
+
+function logMessage(entry) {
+  const { kind, method } = describeMessage(entry);
+  const { server, direction, message } = entry;
+  let text = JSON.stringify(message, null, 2);
+  if (text.length > kLogMessageChars) text = `${text.slice(0, kLogMessageChars)}\n… (${text.length - kLogMessageChars} more characters)`;
+  const id = message?.id !== undefined && message?.id !== null ? ` #${JSON.stringify(message.id)}` : '';
+  const label = `${direction === 'send' ? '→' : '←'} ${method || '(unknown request)'}${kind === 'response' ? ' result' : kind === 'error' ? ' error' : ''}${id}`;
+  const log = $('protocol-log');
+  const atEnd = log.scrollTop + log.clientHeight >= log.scrollHeight - 4;
+  const item = el('li', { class: `msg ${direction} ${kind}`, 'data-server': server, 'data-direction': direction,
+                          'data-method': method, 'data-kind': kind },
+    el('details', {},
+      el('summary', {}, el('span', { class: 'time muted', text: new Date().toLocaleTimeString() }),
+         el('span', { class: 'server-name', text: server }), el('code', { text: label })),
+      el('pre', { text })));
+  const filter = $('log-server').value;
+  item.hidden = filter !== '' && filter !== server;
+  log.append(item);
+  while (log.children.length > kLogLimit) log.firstElementChild.remove();
+  if (atEnd) log.scrollTop = log.scrollHeight;
+}
+
+function renderLogServers() {
+  const select = $('log-server');
+  const chosen = select.value;
+  const names = [...new Set([...Object.keys(state.servers), ...[...$('protocol-log').children].map((li) => li.dataset.server)])].sort();
+  select.replaceChildren(el('option', { value: '', text: 'all' }), ...names.map((n) => el('option', { value: n, text: n })));
+  select.value = names.includes(chosen) ? chosen : '';
+}
+
+function filterLog() {
+  const filter = $('log-server').value;
+  for (const li of $('protocol-log').children) li.hidden = filter !== '' && filter !== li.dataset.server;
+}
+
 async function load() {
   state.loading = true;
   renderServers();
@@ -453,17 +624,12 @@ async function main() {
     renderTools(tools);
     renderServers();
   });
-  $('add-server').addEventListener('submit', (event) => {
-    event.preventDefault();
-    const name = $('server-name').value.trim();
-    const url = $('server-url').value.trim();
-    if (!name || !url) return;
-    state.servers[name] = { url };
-    saveServers();
-    $('server-name').value = '';
-    $('server-url').value = '';
-    load();
-  });
+  rt.onMessage(logMessage);
+  $('log-limit').textContent = String(kLogLimit);
+  $('log-server').addEventListener('change', filterLog);
+  $('log-clear').addEventListener('click', () => $('protocol-log').replaceChildren());
+  $('raw-json').addEventListener('change', (event) => document.body.classList.toggle('raw-json', event.target.checked));
+  $('add-server').addEventListener('submit', onAddServer);
   window.addEventListener('pagehide', () => rt.dispose());
   renderServers();
   renderTools([]);

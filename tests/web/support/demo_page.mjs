@@ -54,7 +54,7 @@ export async function launchBrowser() {
   });
   const page = context.pages()[0] || (await context.newPage());
   const logs = [];
-  page.on('console', (m) => logs.push({ type: m.type(), text: m.text() }));
+  page.on('console', (m) => logs.push({ type: m.type(), text: m.text(), url: m.location()?.url ?? '' }));
   page.on('pageerror', (e) => logs.push({ type: 'pageerror', text: String(e) }));
   return {
     page,
