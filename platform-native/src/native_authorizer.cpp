@@ -83,7 +83,7 @@ std::optional<std::string> lookup(const EnvLookup& env, const char* name) {
   return std::string(v);
 }
 
-bool is_executable_file(const std::string& path) {
+bool is_executable_program(const std::string& path) {
   struct stat st {};
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(path.c_str(), X_OK) == 0;
 }
@@ -93,7 +93,7 @@ bool is_executable_file(const std::string& path) {
 std::optional<std::string> find_program(const std::string& name,
                                         const std::optional<std::string>& path_env) {
   if (name.find('/') != std::string::npos) {
-    if (is_executable_file(name)) return name;
+    if (is_executable_program(name)) return name;
     return std::nullopt;
   }
   const std::string path =
@@ -105,7 +105,7 @@ std::optional<std::string> find_program(const std::string& name,
     const std::string dir = path.substr(start, end - start);
     if (!dir.empty()) {
       const std::string candidate = dir + "/" + name;
-      if (is_executable_file(candidate)) return candidate;
+      if (is_executable_program(candidate)) return candidate;
     }
     start = end + 1;
   }

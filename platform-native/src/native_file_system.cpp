@@ -19,10 +19,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string errno_text(int err) { return std::error_code(err, std::system_category()).message(); }
-
 Error io_error(const std::string& path, const std::string& what, int err) {
-  return Error::make(ErrorCode::transport, what + " " + path + ": " + errno_text(err));
+  return Error::make(
+      ErrorCode::transport,
+      what + " " + path + ": " + std::error_code(err, std::system_category()).message());
 }
 
 // Unique per process and call, so concurrent writers never share a temp file.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "mcprt/discovery.hpp"
+#include "util/ascii.hpp"
 
 namespace mcprt {
 
@@ -17,17 +18,13 @@ namespace {
 constexpr std::string_view kExaHost = "mcp.exa.ai";
 constexpr std::string_view kNativeExaTool = "web_search_exa";
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using ascii::lower;
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool is_whitespace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-std::string trim(std::string_view s) {
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+std::string trimmed(std::string_view s) {
+  while (!s.empty() && is_whitespace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_whitespace(s.back())) s.remove_suffix(1);
   return std::string(s);
 }
 
@@ -40,10 +37,11 @@ std::vector<std::string> values_of(std::string_view text, std::string_view key, 
   const std::string k = lower(key) + "=";
   std::size_t pos = 0;
   while ((pos = low.find(k, pos)) != std::string::npos) {
-    const bool boundary = pos == 0 || is_space(low[pos - 1]) || low[pos - 1] == '?' || low[pos - 1] == '&';
+    const bool boundary =
+        pos == 0 || is_whitespace(low[pos - 1]) || low[pos - 1] == '?' || low[pos - 1] == '&';
     const std::size_t begin = pos + k.size();
     std::size_t end = begin;
-    while (end < text.size() && text[end] != '&' && !is_space(text[end])) ++end;
+    while (end < text.size() && text[end] != '&' && !is_whitespace(text[end])) ++end;
     if ((!at_boundary || boundary) && end > begin) out.emplace_back(text.substr(begin, end - begin));
     pos = begin;
   }
@@ -55,7 +53,7 @@ void split_tools(std::string_view list, std::vector<std::string>& out) {
   while (start <= list.size()) {
     std::size_t comma = list.find(',', start);
     if (comma == std::string_view::npos) comma = list.size();
-    std::string t = trim(list.substr(start, comma - start));
+    std::string t = trimmed(list.substr(start, comma - start));
     if (!t.empty()) out.push_back(std::move(t));
     start = comma + 1;
   }

@@ -19,7 +19,7 @@ namespace mcprt {
 
 namespace {
 
-std::string trim(const std::string& s) {
+std::string trim_whitespace(const std::string& s) {
   const char* ws = " \t\r\n\f\v";
   const std::size_t b = s.find_first_not_of(ws);
   if (b == std::string::npos) return {};
@@ -117,7 +117,7 @@ struct ConnectTimeResolver::Impl : std::enable_shared_from_this<ConnectTimeResol
     std::string why;
     if (!r.ok()) {
       why = "the command failed: " + r.error().message;
-    } else if (std::string t = trim(*r); t.empty()) {
+    } else if (std::string t = trim_whitespace(*r); t.empty()) {
       why = "the command printed nothing";
     } else {
       value = std::move(t);

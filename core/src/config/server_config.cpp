@@ -9,6 +9,7 @@
 
 #include "mcprt/config.hpp"
 #include "mcprt/url.hpp"
+#include "util/ascii.hpp"
 
 namespace mcprt {
 
@@ -20,15 +21,9 @@ constexpr int kMaxEntryDepth = 64;
 // Larger millisecond values are certainly mistakes (and would overflow conversions).
 constexpr double kMaxMillis = 1e15;
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using ascii::lower;
 
-std::string server_prefix(std::string_view name) {
-  return "Server \"" + std::string(name) + "\": ";
-}
+std::string entry_prefix(std::string_view name) { return "Server \"" + std::string(name) + "\": "; }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
@@ -413,7 +408,7 @@ const char* to_string(SourceInfo::Level level) {
 Result<ServerConfig> parse_server_entry(std::string name, const json& entry,
                                         const ParseOptions& options,
                                         std::vector<std::string>* warnings) {
-  const std::string prefix = server_prefix(name);
+  const std::string prefix = entry_prefix(name);
   if (!entry.is_object()) {
     return Error::make(ErrorCode::invalid_config,
                        prefix + "entry must be a JSON object (got " + entry.type_name() + ")");
@@ -507,7 +502,7 @@ Result<ServerConfig> parse_server_entry(std::string name, const json& entry,
 }
 
 Status validate_server_name(std::string_view name) {
-  const std::string prefix = server_prefix(name);
+  const std::string prefix = entry_prefix(name);
   if (name.empty()) return Error::make(ErrorCode::invalid_config, prefix + "name cannot be empty");
   if (name.size() > kMaxServerNameLength) {
     return Error::make(ErrorCode::invalid_config,
@@ -657,7 +652,7 @@ Status validate_server_config(const ServerConfig& config, const ValidationOption
   std::vector<std::string> problems;
   if (Status name = validate_server_name(config.name); !name) {
     std::string m = name.error().message;
-    m.erase(0, server_prefix(config.name).size());
+    m.erase(0, entry_prefix(config.name).size());
     problems.push_back(std::move(m));
   }
 
@@ -706,7 +701,7 @@ Status validate_server_config(const ServerConfig& config, const ValidationOption
   }
 
   if (problems.empty()) return {};
-  return Error::make(ErrorCode::invalid_config, server_prefix(config.name) + join(problems, "; "));
+  return Error::make(ErrorCode::invalid_config, entry_prefix(config.name) + join(problems, "; "));
 }
 
 }  // namespace mcprt

@@ -3,18 +3,14 @@
 
 #include <algorithm>
 
+#include "util/ascii.hpp"
+
 namespace mcprt {
-
-namespace {
-
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-}  // namespace
 
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+    if (ascii::to_lower(a[i]) != ascii::to_lower(b[i])) return false;
   }
   return true;
 }

@@ -16,7 +16,7 @@ namespace {
 constexpr std::size_t kLoggedLineBytes = 200;
 constexpr std::size_t kStderrInMessageBytes = 4096;
 
-std::string server_prefix(const std::string& name) {
+std::string stdio_server_prefix(const std::string& name) {
   if (name.empty()) return {};
   return "Server \"" + name + "\": ";
 }
@@ -138,7 +138,7 @@ class StdioTransport final : public Transport {
         : executor(&ex),
           stream(std::move(s)),
           options(std::move(o)),
-          prefix(server_prefix(options.server_name)),
+          prefix(stdio_server_prefix(options.server_name)),
           framer(options.max_message_bytes) {}
 
     Executor* executor;

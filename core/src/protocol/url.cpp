@@ -12,30 +12,19 @@
 #include <vector>
 
 #include "framing/utf8.hpp"
+#include "util/ascii.hpp"
 
 namespace mcprt {
 
 namespace {
 
-constexpr std::size_t npos = std::string_view::npos;
-
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-bool is_scheme_char(char c) { return is_alpha(c) || is_digit(c) || c == '+' || c == '-' || c == '.'; }
+using ascii::hex_value;
+using ascii::is_alpha;
+using ascii::is_digit;
+using ascii::is_scheme_char;
+using ascii::lower;
+using ascii::npos;
 bool is_slash(int c) { return c == '/' || c == '\\'; }  // '\' is '/' in special URLs
-
-int hex_value(char c) {
-  if (is_digit(c)) return c - '0';
-  const char l = ascii_lower(c);
-  return l >= 'a' && l <= 'f' ? l - 'a' + 10 : -1;
-}
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = ascii_lower(c);
-  return out;
-}
 
 Error failure(std::string why) { return Error::make(ErrorCode::invalid_argument, std::move(why)); }
 
@@ -299,7 +288,7 @@ std::optional<std::u32string> punycode_decode(std::string_view in) {
     std::uint32_t w = 1;
     for (std::uint32_t k = kBase;; k += kBase) {
       if (p >= in.size()) return std::nullopt;
-      const char c = ascii_lower(in[p++]);
+      const char c = ascii::to_lower(in[p++]);
       std::uint32_t digit;
       if (c >= 'a' && c <= 'z') {
         digit = static_cast<std::uint32_t>(c - 'a');

@@ -11,7 +11,7 @@ void post_error_result(Executor& executor, Error error, ToolDone done) {
   });
 }
 
-std::string q(const std::string& s) { return "\"" + s + "\""; }
+std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
 }  // namespace
 
@@ -26,7 +26,7 @@ void ProxyMcpTool::call(json arguments, ToolCallOptions options, ToolDone done) 
     return post_error_result(
         executor_,
         Error::make(ErrorCode::not_connected,
-                    "Server " + q(info_.server) +
+                    "Server " + in_quotes(info_.server) +
                         ": the parent session has shut down its MCP connections"),
         std::move(done));
   }
@@ -35,7 +35,7 @@ void ProxyMcpTool::call(json arguments, ToolCallOptions options, ToolDone done) 
   if (!state || (state->phase == ServerPhase::disconnected && !state->last_error)) {
     return post_error_result(
         executor_,
-        Error::make(ErrorCode::not_connected, "Server " + q(info_.server) +
+        Error::make(ErrorCode::not_connected, "Server " + in_quotes(info_.server) +
                                                   " was disconnected by the parent session"),
         std::move(done));
   }
@@ -48,8 +48,8 @@ void ProxyMcpTool::call(json arguments, ToolCallOptions options, ToolDone done) 
   }
   post_error_result(executor_,
                     Error::make(ErrorCode::not_connected,
-                                "Server " + q(info_.server) + " no longer offers tool " +
-                                    q(info_.raw_name) + " in the parent session"),
+                                "Server " + in_quotes(info_.server) + " no longer offers tool " +
+                                    in_quotes(info_.raw_name) + " in the parent session"),
                     std::move(done));
 }
 
@@ -108,7 +108,7 @@ void McpSession::wait_for_server(const std::string& server, AbortSignal signal,
   if (!m) {
     registry_.executor().post([server, done = std::move(done)] {
       done(Error::make(ErrorCode::not_connected,
-                       "Server " + q(server) + ": no MCP manager is bound to the session"));
+                       "Server " + in_quotes(server) + ": no MCP manager is bound to the session"));
     });
     return;
   }

@@ -6,20 +6,22 @@
 #include <array>
 #include <cstddef>
 
+#include "util/ascii.hpp"
+
 namespace mcprt {
 
 namespace {
 
-constexpr std::size_t npos = std::string_view::npos;
+using ascii::hex_value;
+using ascii::is_alpha;
+using ascii::is_digit;
+using ascii::is_scheme_char;
+using ascii::npos;
 
 // SPEC §17's list (`api_key` is covered by `key`), plus two spellings of the same idea.
 constexpr std::string_view kSecretWords[] = {"key",    "token", "secret", "password",
                                              "passwd", "auth",  "sig",    "credential"};
 
-char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_scheme_char(char c) { return is_alpha(c) || is_digit(c) || c == '+' || c == '-' || c == '.'; }
 // Characters of a parameter/field name in free text ("api_key", "X-Amz-Signature", "a%5Fkey").
 bool is_name_char(char c) {
   return is_alpha(c) || is_digit(c) || c == '_' || c == '-' || c == '.' || c == '%';
@@ -29,19 +31,12 @@ bool is_token_char(char c) {
   return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '+' ||
          c == '/' || c == '=';
 }
-bool is_space(char c) { return c == ' ' || c == '\t'; }
-
-int hex_value(char c) {
-  if (is_digit(c)) return c - '0';
-  const char l = ascii_lower(c);
-  if (l >= 'a' && l <= 'f') return l - 'a' + 10;
-  return -1;
-}
+bool is_space_or_tab(char c) { return c == ' ' || c == '\t'; }
 
 bool equals_ci(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+    if (ascii::to_lower(a[i]) != ascii::to_lower(b[i])) return false;
   }
   return true;
 }
@@ -113,7 +108,7 @@ void append_redacted_url(std::string& out, std::string_view url) {
       const char c = url[i];
       if (c == '\t' || c == '\n' || c == '\r') continue;
       if (!is_scheme_char(c)) valid = false;
-      scheme += ascii_lower(c);
+      scheme += ascii::to_lower(c);
     }
     if (valid) {
       std::size_t a = colon + 1;
@@ -328,7 +323,7 @@ class Redactor {
   // JSON `"name": "value"` with a secret name; `colon` is the ':'.
   std::size_t try_json_pair(std::size_t colon) {
     std::size_t j = colon;
-    while (j > 0 && is_space(text_[j - 1])) --j;
+    while (j > 0 && is_space_or_tab(text_[j - 1])) --j;
     if (j == 0 || text_[j - 1] != '"') return npos;
     const std::size_t name_end = j - 1;
     std::size_t name_start = name_end;
@@ -336,7 +331,7 @@ class Redactor {
     if (name_start == 0 || text_[name_start - 1] != '"' || name_start - 1 < done_) return npos;
     if (!is_secret_name(text_.substr(name_start, name_end - name_start))) return npos;
     std::size_t v = colon + 1;
-    while (v < text_.size() && is_space(text_[v])) ++v;
+    while (v < text_.size() && is_space_or_tab(text_[v])) ++v;
     if (v >= text_.size() || text_[v] != '"') return npos;
     ++v;
     std::size_t e = v;
@@ -355,11 +350,11 @@ class Redactor {
     const std::string_view name = text_.substr(s, colon - s);
     if (!equals_ci(name, "authorization") && !equals_ci(name, "proxy-authorization")) return npos;
     std::size_t v = colon + 1;
-    while (v < text_.size() && is_space(text_[v])) ++v;
+    while (v < text_.size() && is_space_or_tab(text_[v])) ++v;
     std::size_t w = v;
     while (w < text_.size() && is_alpha(text_[w])) ++w;
     std::size_t t = w;
-    while (t < text_.size() && is_space(text_[t])) ++t;
+    while (t < text_.size() && is_space_or_tab(text_[t])) ++t;
     if (text_.substr(t, kRedactedMask.size()) == kRedactedMask) return handled(t + kRedactedMask.size());
     if (t == w || t >= text_.size() || !is_token_char(text_[t])) t = v;  // no scheme word
     std::size_t e = t;
@@ -375,7 +370,7 @@ class Redactor {
     if (!equals_ci(text_.substr(b, 6), "bearer")) return npos;
     std::size_t t = b + 6;
     const std::size_t after_word = t;
-    while (t < text_.size() && is_space(text_[t])) ++t;
+    while (t < text_.size() && is_space_or_tab(text_[t])) ++t;
     if (t == after_word) return npos;
     if (text_.substr(t, kRedactedMask.size()) == kRedactedMask) return handled(t + kRedactedMask.size());
     std::size_t e = t;
@@ -408,10 +403,11 @@ bool is_secret_name(std::string_view name) {
   for (std::size_t i = 0; i < name.size(); ++i) {
     if (name[i] == '%' && i + 2 < name.size() && hex_value(name[i + 1]) >= 0 &&
         hex_value(name[i + 2]) >= 0) {
-      lowered[n++] = ascii_lower(static_cast<char>(hex_value(name[i + 1]) * 16 + hex_value(name[i + 2])));
+      lowered[n++] =
+          ascii::to_lower(static_cast<char>(hex_value(name[i + 1]) * 16 + hex_value(name[i + 2])));
       i += 2;
     } else {
-      lowered[n++] = ascii_lower(name[i]);
+      lowered[n++] = ascii::to_lower(name[i]);
     }
   }
   const std::string_view text(lowered, n);
