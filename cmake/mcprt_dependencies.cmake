@@ -18,11 +18,18 @@ else()
   find_package(Threads REQUIRED)
   find_package(Boost 1.74 REQUIRED COMPONENTS filesystem)
   find_package(spdlog REQUIRED)
-  find_package(PkgConfig REQUIRED)
-  # cpp-httplib ships no CMake package on Debian; its .pc carries the -D flags that must
-  # match the compiled library (OpenSSL/zlib/brotli support changes class layouts).
-  pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
-  find_package(CLI11 REQUIRED)
+  # cpp-httplib: the demo server, the CLI's serve-demo, the tests' loopback servers and the
+  # benchmarks; the libraries do not use it. It ships no CMake package on Debian; its .pc
+  # carries the -D flags that must match the compiled library (OpenSSL/zlib/brotli support
+  # changes class layouts).
+  if(MCPRT_BUILD_DEMO OR MCPRT_BUILD_TESTS OR MCPRT_BUILD_BENCH)
+    find_package(PkgConfig REQUIRED)
+    pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+  endif()
+  # CLI11: only the `mcprt` CLI (platform-native/cli), built with MCPRT_BUILD_DEMO.
+  if(MCPRT_BUILD_DEMO)
+    find_package(CLI11 REQUIRED)
+  endif()
   # libcrypto: the native Crypto seam (platform-native/src/native_crypto.cpp) and the
   # native tests that verify its signatures; Debian's libssl-dev.
   find_package(OpenSSL 3.0 REQUIRED COMPONENTS Crypto)

@@ -26,6 +26,7 @@
 #include "cli_commands.hpp"
 #include "cli_completion.hpp"
 #include "cli_config_verbs.hpp"
+#include "mcprt/version.hpp"
 
 namespace {
 

@@ -10,6 +10,7 @@
 #include "mcprt/json_object.hpp"
 #include "mcprt/client.hpp"
 #include "mcprt/config.hpp"
+#include "mcprt/version.hpp"
 
 namespace {
 

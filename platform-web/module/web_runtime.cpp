@@ -53,6 +53,7 @@
 #include "mcprt/oauth.hpp"
 #include "mcprt/tool_cache.hpp"
 #include "mcprt/tools.hpp"
+#include "mcprt/version.hpp"
 #include "mcprt/web/web_authorizer.hpp"
 #include "mcprt/web/web_console_logger.hpp"
 #include "mcprt/web/web_credential_store.hpp"

@@ -49,6 +49,7 @@
 #include "mcprt/native/http_client.hpp"
 #include "mcprt/native/logger.hpp"
 #include "mcprt/oauth.hpp"
+#include "mcprt/version.hpp"
 
 namespace {
 

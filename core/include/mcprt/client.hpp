@@ -35,6 +35,7 @@
 #include "mcprt/platform/logger.hpp"
 #include "mcprt/result.hpp"
 #include "mcprt/transport.hpp"
+#include "mcprt/version.hpp"
 
 namespace mcprt {
 

@@ -25,3 +25,4 @@
 #include "mcprt/session.hpp"
 #include "mcprt/tool_cache.hpp"
 #include "mcprt/tools.hpp"
+#include "mcprt/version.hpp"

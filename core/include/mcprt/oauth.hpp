@@ -110,6 +110,7 @@
 #include "mcprt/platform/http_client.hpp"
 #include "mcprt/platform/logger.hpp"
 #include "mcprt/result.hpp"
+#include "mcprt/version.hpp"
 
 namespace mcprt {
 

@@ -76,6 +76,7 @@
 
 #include "mcprt/native/executor.hpp"
 #include "mcprt/platform/http_client.hpp"
+#include "mcprt/version.hpp"
 
 namespace mcprt::native {
 
