@@ -572,35 +572,30 @@ class StopSignals {
   struct sigaction old_term_ {};
 };
 
-// Waits for the call under the caller's StopSignals; a stop signal (also one that came
-// before the call started) aborts it (notifications/cancelled goes to the server) and waits
-// at most kCancelLimit for the abort to settle. The loop wakes every
+// Waits for the call (NativeHost::call) under the caller's StopSignals; a stop signal (also
+// one that came before the call started) aborts it (notifications/cancelled goes to the
+// server) and waits at most kCancelLimit for the abort to settle. The loop wakes every
 // kStopCheck to look at the signal flag (asio retries the interrupted epoll_wait itself).
 constexpr Millis kStopCheck{100};
 constexpr Millis kCancelLimit{2000};
 
 CallOutcome call_tool(native::NativeHost& host, const std::string& name, json args,
                       std::function<void(const json&)> on_progress = nullptr) {
-  AbortController abort;
-  auto out = std::make_shared<CallOutcome>();
-  ToolCallOptions options;
-  options.signal = abort.signal();
+  CallOutcome out;
+  native::HostCallOptions options;
+  options.timeout = kCallLimit;
   options.on_progress = std::move(on_progress);
-  host.registry().call(name, std::move(args), std::move(options), [out](Result<ToolResult> r) {
-    out->result = std::move(r);
-    out->finished = true;
-  });
-  const auto deadline = Clock::now() + kCallLimit;
-  while (!out->finished && Clock::now() < deadline) {
-    host.run_until([&] { return out->finished || g_stop_signal != 0; }, kStopCheck);
-    if (g_stop_signal != 0 && !out->finished) {
-      out->interrupted_by = g_stop_signal;
-      abort.abort(g_stop_signal == SIGINT ? "interrupted (Ctrl-C)" : "interrupted (SIGTERM)");
-      host.run_until([&] { return out->finished; }, kCancelLimit);
-      break;
-    }
-  }
-  return *out;
+  options.stop_check = kStopCheck;
+  options.abort_settle = kCancelLimit;
+  options.stop = [&out]() -> std::optional<std::string> {
+    if (g_stop_signal == 0) return std::nullopt;
+    out.interrupted_by = g_stop_signal;
+    return g_stop_signal == SIGINT ? "interrupted (Ctrl-C)" : "interrupted (SIGTERM)";
+  };
+  out.result = host.call(name, std::move(args), std::move(options));
+  out.finished =
+      out.interrupted_by == 0 && (out.result.ok() || out.result.error().code != ErrorCode::timeout);
+  return out;
 }
 
 // A JSON object of arguments, or an error message.
@@ -1063,12 +1058,10 @@ int run_call(const GlobalOptions& options, const std::string& tool_arg, const st
   }
   // A deferred tool (served from the cache) waits for its server's connection first.
   // Progress (notifications/progress) is one live line on stderr while the call runs.
-  auto calling = std::make_shared<bool>(true);
   Run* raw = run.get();
-  CallOutcome outcome = call_tool(*run->host, tool, std::move(args.value()), [calling, raw, tool](const json& p) {
-    if (*calling) raw->progress.on_call_progress(tool, p);
-  });
-  *calling = false;
+  CallOutcome outcome =
+      call_tool(*run->host, tool, std::move(args.value()),
+                [raw, tool](const json& p) { raw->progress.on_call_progress(tool, p); });
   run->progress.clear();
   int rc = kExitOk;
   if (outcome.interrupted_by != 0) {

@@ -2,6 +2,8 @@
 // (see mcprt/native/host.hpp for the checklist).
 #include "mcprt/native/host.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -217,6 +219,73 @@ bool NativeHost::wait(const std::function<void(std::function<void()> complete)>&
   auto done = std::make_shared<bool>(false);
   op([done] { *done = true; });
   return impl_->run_until([done] { return *done; }, limit);
+}
+
+Result<ToolResult> NativeHost::call(const std::string& name, json arguments,
+                                    HostCallOptions options) {
+  if (arguments.is_null()) arguments = json::object();
+  if (arguments.is_discarded()) {
+    return Error::make(ErrorCode::invalid_argument,
+                       "the arguments of tool \"" + name + "\" are not valid JSON");
+  }
+  if (!arguments.is_object()) {
+    const std::string type = arguments.type_name();
+    return Error::make(ErrorCode::invalid_argument, "the arguments of tool \"" + name +
+                                                        "\" must be a JSON object, not " +
+                                                        (type == "array" ? "an " : "a ") + type);
+  }
+  Impl& d = *impl_;
+  AbortController abort;
+  auto out = std::make_shared<std::optional<Result<ToolResult>>>();
+  // Progress reaches the caller only while call() runs: a tool that ignores the abort may
+  // still report after call() returned, when what on_progress refers to may be gone.
+  auto listening = std::make_shared<bool>(true);
+  struct StopListening {
+    std::shared_ptr<bool> flag;
+    ~StopListening() { *flag = false; }
+  } stop_listening{listening};
+  ToolCallOptions call_options;
+  call_options.signal = abort.signal();
+  if (options.on_progress) {
+    call_options.on_progress = [listening, f = std::move(options.on_progress)](const json& p) {
+      if (*listening) f(p);
+    };
+  }
+  d.registry.call(name, std::move(arguments), std::move(call_options),
+                  [out](Result<ToolResult> r) { *out = std::move(r); });
+
+  const TimePoint deadline = d.executor.now() + options.timeout;
+  std::optional<Error> stopped;
+  while (!out->has_value() && !stopped) {
+    const TimePoint now = d.executor.now();
+    if (now >= deadline) {
+      stopped = Error::make(ErrorCode::timeout,
+                            "the call of tool \"" + name + "\" did not finish within " +
+                                std::to_string(options.timeout.count()) + " ms; it was cancelled");
+      break;
+    }
+    // Wake at the deadline, and every stop_check to ask `stop` while nothing happens.
+    Millis slice = std::chrono::duration_cast<Millis>(deadline - now) + Millis(1);
+    if (options.stop) slice = std::min(slice, options.stop_check);
+    std::optional<std::string> reason;
+    d.run_until(
+        [&] {
+          if (out->has_value()) return true;
+          if (options.stop) reason = options.stop();
+          return reason.has_value();
+        },
+        slice);
+    if (reason && !out->has_value()) stopped = Error::make(ErrorCode::aborted, *reason);
+  }
+  if (!stopped) return std::move(**out);
+  // The tool listens to the signal: its server gets notifications/cancelled, and the call
+  // completes with ErrorCode::aborted (which names the server and the tool).
+  abort.abort(stopped->message);
+  d.run_until([&] { return out->has_value(); }, options.abort_settle);
+  if (stopped->code == ErrorCode::aborted && out->has_value() && !(*out)->ok()) {
+    return (*out)->error();
+  }
+  return *stopped;
 }
 
 void NativeHost::shutdown(Millis limit) {

@@ -6,8 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <optional>
+#include <iterator>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 
@@ -178,6 +179,127 @@ TEST_F(NativeHostTest, Trust_CallbackIsAskedAboutProjectServersAndItsGrantHoldsF
     EXPECT_EQ(r.discovery.pending[0].folder, fs::canonical(repo).string());
     EXPECT_TRUE(children_of_self().empty());
   }
+}
+
+// The demo server, its stderr (where it logs each cancelled slow_task) going to `log`.
+json demo_logging_to(const fs::path& log) {
+  return {{"command", "/bin/sh"},
+          {"args", {"-c", "exec \"$0\" 2>\"$1\"", MCPRT_DEMO_SERVER, log.string()}}};
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST_F(NativeHostTest, Call_BlocksUntilTheToolAnswersAndReturnsItsResult) {
+  write_config({{"demo", {{"command", MCPRT_DEMO_SERVER}}}});
+  native::NativeHost host(options());
+  ASSERT_EQ(host.load(native::test::kWaitLimit).tools.size(), 6u);
+  Result<ToolResult> r = host.call("mcp_demo_add", {{"a", 2}, {"b", 3}});
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_FALSE(r->is_error);
+  EXPECT_EQ(r->text, "5");
+  // A tool failure is a result, not an Error.
+  Result<ToolResult> unknown = host.call("mcp_demo_nope");
+  ASSERT_TRUE(unknown.ok());
+  EXPECT_TRUE(unknown->is_error);
+  EXPECT_THAT(unknown->text, HasSubstr("mcp_demo_nope"));
+}
+
+TEST_F(NativeHostTest, Call_PastItsLimitFailsWithTimeoutAndCancelsTheCallOnTheServer) {
+  const fs::path log = dir_ / "server.log";
+  write_config({{"demo", demo_logging_to(log)}});
+  native::NativeHost host(options());
+  ASSERT_EQ(host.load(native::test::kWaitLimit).tools.size(), 6u);
+  native::HostCallOptions o;
+  o.timeout = Millis(200);  // the task takes 1000 steps of 60 s
+  Result<ToolResult> r =
+      host.call("mcp_demo_slow_task", {{"steps", 1000}, {"interval_ms", 60000}}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::timeout);
+  EXPECT_THAT(r.error().message, HasSubstr("\"mcp_demo_slow_task\" did not finish within 200 ms"));
+  EXPECT_TRUE(native::test::poll_until(host.executor(), [&] {
+    return read_text(log).find("cancelled after 0 of 1000 steps") != std::string::npos;
+  })) << read_text(log);
+}
+
+TEST_F(NativeHostTest, Call_StopAbortsTheCallWithItsReasonAndTheServerIsTold) {
+  const fs::path log = dir_ / "server.log";
+  write_config({{"demo", demo_logging_to(log)}});
+  native::NativeHost host(options());
+  ASSERT_EQ(host.load(native::test::kWaitLimit).tools.size(), 6u);
+  int progress = 0;
+  native::HostCallOptions o;
+  o.on_progress = [&](const json&) { ++progress; };
+  o.stop = [&]() -> std::optional<std::string> {
+    if (progress < 2) return std::nullopt;
+    return "the user pressed stop";
+  };
+  Result<ToolResult> r = host.call("mcp_demo_slow_task", {{"steps", 1000}, {"interval_ms", 10}}, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::aborted);
+  EXPECT_THAT(r.error().message, HasSubstr("the user pressed stop"));
+  EXPECT_GE(progress, 2);
+  EXPECT_TRUE(native::test::poll_until(host.executor(), [&] {
+    return read_text(log).find("of 1000 steps: the user pressed stop") != std::string::npos;
+  })) << read_text(log);
+}
+
+// A host tool that never answers and ignores its abort signal; it keeps what it was given.
+class DeafTool : public Tool {
+ public:
+  const std::string& name() const override { return name_; }
+  const std::string& description() const override { return name_; }
+  const json& input_schema() const override { return schema_; }
+  void call(json, ToolCallOptions options, ToolDone done) override {
+    options_ = std::move(options);
+    done_ = std::move(done);
+  }
+  ToolCallOptions options_;
+  ToolDone done_;
+
+ private:
+  std::string name_ = "deaf";
+  json schema_ = json{{"type", "object"}};
+};
+
+TEST_F(NativeHostTest, Call_OfAToolThatIgnoresTheAbortReturnsTheStopAndForwardsNoLaterProgress) {
+  native::NativeHost host(options());
+  auto deaf = std::make_shared<DeafTool>();
+  ASSERT_TRUE(host.registry().add_tool(deaf).ok());
+  int progress = 0;
+  native::HostCallOptions o;
+  o.on_progress = [&](const json&) { ++progress; };
+  o.stop = [&]() -> std::optional<std::string> {
+    if (progress == 0) return std::nullopt;
+    return "enough";
+  };
+  o.abort_settle = Millis(0);
+  // The tool reports once; the stop check then answers, and the tool never completes.
+  host.executor().post([&] { deaf->options_.on_progress(json{{"progress", 1}}); });
+  Result<ToolResult> r = host.call("deaf", json::object(), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, ErrorCode::aborted);
+  EXPECT_EQ(r.error().message, "enough");
+  EXPECT_TRUE(deaf->options_.signal.aborted());
+  // Progress and completion after call() returned reach nobody.
+  deaf->options_.on_progress(json{{"progress", 2}});
+  EXPECT_EQ(progress, 1);
+  deaf->done_(ToolResult{});
+}
+
+TEST_F(NativeHostTest, Call_RejectsArgumentsThatAreNotAJsonObject) {
+  native::NativeHost host(options());
+  Result<ToolResult> array = host.call("mcp_demo_add", json::array({1, 2}));
+  ASSERT_FALSE(array.ok());
+  EXPECT_EQ(array.error().code, ErrorCode::invalid_argument);
+  EXPECT_THAT(array.error().message,
+              HasSubstr("\"mcp_demo_add\" must be a JSON object, not an array"));
+  Result<ToolResult> invalid = host.call("mcp_demo_add", json::parse("{", nullptr, false));
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_THAT(invalid.error().message,
+              HasSubstr("the arguments of tool \"mcp_demo_add\" are not valid JSON"));
 }
 
 TEST_F(NativeHostTest, UserConfigPathIsTheConfigFileWhenOneIsGiven) {

@@ -5,8 +5,9 @@
 //
 //   mcprt::native::NativeHost host({.cwd = "/repo"});
 //   mcprt::LoadResult r = host.load();          // blocks: discovery, connect, startup gate
-//   host.registry().call("mcp_fs_read", args, {}, done);
-//   host.run_until([&] { return finished; }, Millis(60000));
+//   mcprt::Result<mcprt::ToolResult> out = host.call("mcp_fs_read", args);  // blocks
+//   // or asynchronously: host.registry().call(name, args, {}, done) and pump with
+//   // host.run_until([&] { return finished; }, Millis(60000)).
 //
 // Implements:
 //  [x] NativeExecutor (pumped on the caller's thread by the blocking helpers), SpdlogLogger,
@@ -17,6 +18,9 @@
 //  [x] MCPRT_TIMEOUT_MS overrides the default server timeout
 //  [x] load(): discover_and_load_tools with a blocking wait (blocking lives here, never in
 //      core); shutdown(): disconnect_all and wait until every child process was reaped
+//  [x] call(): one tool call through the registry, pumped to its end; past its limit (or
+//      when the host's stop check says so) the call is aborted, so the server gets
+//      notifications/cancelled
 //  [x] project trust: untrusted project servers are never started (discovery keeps them
 //      pending); real paths through make_native_discovery_context; trust granted by the
 //      loader's callback also holds for later discover() calls
@@ -38,21 +42,23 @@
 #include "mcprt/mcp_command.hpp"
 #include "mcprt/native/executor.hpp"
 #include "mcprt/native/logger.hpp"
+#include "mcprt/result.hpp"
 #include "mcprt/session.hpp"
+#include "mcprt/tools.hpp"
 
 namespace mcprt::native {
 
 class NativeHost;
 
 struct NativeHostOptions {
-  std::string cwd;                   // empty = the current directory
-  std::string app_name = "mcprt";    // `.<app>/mcp.json`, `$XDG_CONFIG_HOME/<app>/mcp.json`
+  std::string cwd;                 // empty = the current directory
+  std::string app_name = "mcprt";  // `.<app>/mcp.json`, `$XDG_CONFIG_HOME/<app>/mcp.json`
   std::string app_display_name = "mcprt";
   // Non-empty: read only this file (`{"mcpServers": …}`) instead of discovering the
   // user's configs; `/mcp add|remove|enable|disable` then edit this file.
   std::string config_file;
   bool use_cache = true;
-  std::string cache_dir;             // empty = $XDG_CACHE_HOME/mcprt (else ~/.cache/mcprt)
+  std::string cache_dir;  // empty = $XDG_CACHE_HOME/mcprt (else ~/.cache/mcprt)
   // enable_mcp, discovery and manager options, on_status; project trust (SPEC §17):
   // loader.trust asks the host about untrusted project servers (the CLI prompts on a
   // terminal), loader.discovery.trust_all_projects trusts every project (sandboxes).
@@ -72,6 +78,26 @@ struct NativeHostOptions {
   // `/mcp auth <name>` (McpCommandOptions::login). Null = that command says it is
   // unavailable.
   std::function<void(const std::string& server, std::function<void(Status)> done)> login;
+};
+
+// NativeHost::call's options. The defaults suit a simple agent.
+struct HostCallOptions {
+  // A backstop over the server's own limits (tools/call: its toolTimeout, 60 s by default,
+  // up to 10 min while progress arrives; a deferred tool's wait for its server: the server's
+  // timeout). When it passes, the call is aborted and call() fails with ErrorCode::timeout.
+  Millis timeout{15 * 60 * 1000};
+  // notifications/progress of the call (sets its progressToken), on this thread and only
+  // while call() runs.
+  std::function<void(const json& progress_params)> on_progress;
+  // Asked before the call starts waiting, after each event the loop handles and at least
+  // every `stop_check` while the call runs: an answer aborts the call with that reason and
+  // call() fails with ErrorCode::aborted. The CLI answers when Ctrl-C was pressed. Null =
+  // never.
+  std::function<std::optional<std::string>()> stop;
+  Millis stop_check{100};
+  // After an abort (timeout or stop): how long to keep pumping so the cancellation reaches
+  // the server and the call settles before call() returns.
+  Millis abort_settle{2000};
 };
 
 class NativeHost {
@@ -101,6 +127,16 @@ class NativeHost {
   // Starts `op` (which gets a completion callback), pumps until it completes or `limit`.
   // Returns false on timeout.
   bool wait(const std::function<void(std::function<void()> complete)>& op, Millis limit);
+
+  // Calls a tool of the registry (after load(): the MCP tools; host tools too) and pumps
+  // the executor on this thread until the call completes. The result is the tool's outcome,
+  // a failed one included (is_error, "MCP error: …" for local failures, "Unknown tool: …").
+  // Errors: invalid_argument when `arguments` is not a JSON object (null counts as {}; a
+  // discarded json, parse(text, nullptr, false) of bad text, is named as invalid JSON),
+  // timeout when options.timeout passed, aborted when options.stop answered; in both of the
+  // last two the call was aborted first (notifications/cancelled to its server).
+  Result<ToolResult> call(const std::string& name, json arguments = json::object(),
+                          HostCallOptions options = {});
 
   // disconnect_all and pump until every transport closed (bounded by `limit`).
   void shutdown(Millis limit = Millis(5000));
