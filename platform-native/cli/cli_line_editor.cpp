@@ -1,6 +1,7 @@
 // The REPL's line editor over libedit's own interface (histedit.h), see cli_line_editor.hpp.
 // Implements:
 //  [x] emacs editing, ~/.editrc, the terminal restored on a signal (EL_SIGNAL)
+//  [x] raw mode before the prompt is printed (keys typed at once are the editor's)
 //  [x] the host's event loop runs while waiting for a key (EL_GETCFN: poll + idle)
 //  [x] history: bounded, unique, space-prefixed lines skipped, loaded at start, saved at
 //      exit (temp file + rename, 0600)
@@ -176,6 +177,11 @@ LineEditor::~LineEditor() {
 }
 
 std::optional<std::string> LineEditor::read_line() {
+  // The terminal goes raw before the prompt is shown, not at the first key as el_gets
+  // would: keys typed as soon as the prompt appears (a paste, a quick ^D) reach the editor
+  // instead of the terminal's line discipline, which would take ^D and ^U for itself. The
+  // terminal is cooked again when el_gets returns.
+  el_set(impl_->el, EL_PREP_TERM, 1);
   int count = 0;
   const char* text = el_gets(impl_->el, &count);
   if (text == nullptr || count <= 0) return std::nullopt;
