@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <random>
 #include <utility>
@@ -251,6 +252,10 @@ HttpFrontEnd::HttpFrontEnd(HttpFrontOptions options)
   svr.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   svr.set_payload_max_length(kMaxBodyBytes);
   svr.set_keep_alive_timeout(2);  // bounds how long stop() waits for idle connections
+  // httplib closes a kept-alive connection after 5 requests by default: a client making
+  // calls one after another would then open a connection every 5 calls and leave a
+  // TIME-WAIT socket behind each time. Idle connections still close after the timeout.
+  svr.set_keep_alive_max_count(std::numeric_limits<std::size_t>::max());
   // Replies go out as several small writes (chunked provider): without TCP_NODELAY a
   // reused connection stalls ~40 ms per call on Nagle + delayed ACK.
   svr.set_tcp_nodelay(true);

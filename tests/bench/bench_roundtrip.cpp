@@ -83,12 +83,17 @@ struct Options {
   bool http = true;
   std::string json_file;
   std::string server = kDefaultDemoServer;
+  // HTTP: which clients run (profiling one alone); ratios need "keep" and "mcprt".
+  bool http_keep = true, http_fresh = true, http_mcprt = true;
+  // HTTP: this many more mcprt calls after the measurement, counting TIME-WAIT sockets.
+  std::size_t time_wait_calls = 0;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "mcprt_bench_roundtrip: " << why << "\n"
             << "usage: mcprt_bench_roundtrip [--calls N] [--warmup W] [--pipelined M]\n"
-            << "                             [--only stdio|http] [--json FILE] [--server PATH]\n";
+            << "                             [--only stdio|http] [--json FILE] [--server PATH]\n"
+            << "                             [--http-clients keep,fresh,mcprt] [--time-wait N]\n";
   std::exit(2);
 }
 
@@ -682,6 +687,42 @@ bool start_http_server(RawChild& child, const Options& opt, std::string& url, in
   return false;
 }
 
+// TCP sockets of the machine's network namespace by state, from /proc/net/tcp{,6}.
+struct SocketCounts {
+  std::size_t time_wait_all = 0;
+  std::size_t time_wait_port = 0;    // local or remote port == the port asked about
+  std::size_t established_port = 0;  // ditto
+};
+
+SocketCounts count_sockets(int port) {
+  SocketCounts c;
+  for (const char* file : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      // "  sl  local_address rem_address   st ...": addresses are HEXIP:HEXPORT
+      std::istringstream fields(line);
+      std::string sl, local, remote, state;
+      if (!(fields >> sl >> local >> remote >> state)) continue;
+      auto port_of = [](const std::string& a) {
+        const auto colon = a.rfind(':');
+        return colon == std::string::npos ? -1
+                                          : static_cast<int>(std::strtol(a.c_str() + colon + 1,
+                                                                         nullptr, 16));
+      };
+      const bool ours = port_of(local) == port || port_of(remote) == port;
+      if (state == "06") {
+        ++c.time_wait_all;
+        if (ours) ++c.time_wait_port;
+      } else if (state == "01" && ours) {
+        ++c.established_port;
+      }
+    }
+  }
+  return c;
+}
+
 // A plain httplib::Client session: initialize and notifications/initialized by hand, then
 // one tools/call echo POST per call().
 struct HttplibSession {
@@ -692,7 +733,9 @@ struct HttplibSession {
     // delayed ACK; the baseline is the best a plain client does.
     cli.set_tcp_nodelay(true);
   }
-  ~HttplibSession() { cli.Delete(path.c_str(), headers); }
+  ~HttplibSession() {
+    if (opened) cli.Delete(path.c_str(), headers);
+  }
 
   std::string who() const { return keep_alive ? "keep-alive baseline" : "new-connection baseline"; }
 
@@ -712,6 +755,7 @@ struct HttplibSession {
       err = who() + ": notifications/initialized was refused";
       return false;
     }
+    opened = true;
     return true;
   }
 
@@ -732,6 +776,7 @@ struct HttplibSession {
   httplib::Client cli;
   std::string path;
   bool keep_alive;
+  bool opened = false;
   httplib::Headers headers;
   std::uint64_t next_id = 1;
 };
@@ -759,44 +804,55 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
   // Baselines: the same POSTs from a plain httplib::Client, keep-alive (the baseline) and
   // a new connection per call (what NativeHttpClient did before it moved to libcurl).
   HttplibSession keep(port, path, true), fresh(port, path, false);
-  if (!keep.open(err) || !fresh.open(err)) return false;
+  if (opt.http_keep && !keep.open(err)) return false;
+  if (opt.http_fresh && !fresh.open(err)) return false;
 
   mcprt::native::NativeExecutor ex;
   mcprt::native::NativeHttpClient http(ex);
-  mcprt::HttpTransportOptions to;
-  to.url = url;
-  to.server_name = "demo-http";
-  to.mode = mcprt::HttpTransportMode::streamable;
-  auto t = mcprt::make_http_transport(ex, http, to);
-  if (!t.ok()) {
-    err = t.error().describe();
-    return false;
-  }
   SessionRun run;
   struct Closer {
     mcprt::native::NativeExecutor& ex;
     SessionRun& run;
     ~Closer() { close_session(ex, run); }
   } closer{ex, run};
-  if (!connect_session(ex, std::move(t).value(), "demo-http", run, err)) return false;
+  if (opt.http_mcprt || opt.time_wait_calls > 0) {
+    mcprt::HttpTransportOptions to;
+    to.url = url;
+    to.server_name = "demo-http";
+    to.mode = mcprt::HttpTransportMode::streamable;
+    auto t = mcprt::make_http_transport(ex, http, to);
+    if (!t.ok()) {
+      err = t.error().describe();
+      return false;
+    }
+    if (!connect_session(ex, std::move(t).value(), "demo-http", run, err)) return false;
+  }
 
   Runner base{"httplib keep-alive", [&](std::string& e) { return keep.call(e); }, {}, 0};
   Runner fr{"httplib new connection", [&](std::string& e) { return fresh.call(e); }, {}, 0};
   Runner mc{"mcprt", [&](std::string& e) { return call_once(ex, *run.session, e); }, {}, 0};
-  if (!measure_interleaved({&base, &fr, &mc}, opt, err)) return false;
+  std::vector<Runner*> runners;
+  if (opt.http_keep) runners.push_back(&base);
+  if (opt.http_fresh) runners.push_back(&fr);
+  if (opt.http_mcprt) runners.push_back(&mc);
+  if (!measure_interleaved(runners, opt, err)) return false;
   const Stats base_stats = summarize(base.samples), fresh_stats = summarize(fr.samples),
               mcprt_stats = summarize(mc.samples);
 
   print_header();
-  print_row("baseline: httplib::Client keep-alive POST loop", base_stats);
-  print_row("httplib::Client, new connection per POST", fresh_stats);
-  print_row("mcprt ClientSession + NativeHttpClient", mcprt_stats);
-  print_ratio("ratio mcprt / httplib keep-alive loop", mcprt_stats, base_stats);
-  print_ratio("ratio mcprt / httplib new connection per POST", mcprt_stats, fresh_stats);
+  if (opt.http_keep) print_row("baseline: httplib::Client keep-alive POST loop", base_stats);
+  if (opt.http_fresh) print_row("httplib::Client, new connection per POST", fresh_stats);
+  if (opt.http_mcprt) print_row("mcprt ClientSession + NativeHttpClient", mcprt_stats);
+  if (opt.http_mcprt && opt.http_keep) {
+    print_ratio("ratio mcprt / httplib keep-alive loop", mcprt_stats, base_stats);
+  }
+  if (opt.http_mcprt && opt.http_fresh) {
+    print_ratio("ratio mcprt / httplib new connection per POST", mcprt_stats, fresh_stats);
+  }
   std::printf("  client CPU (user+sys) per call: mcprt %.1f µs, httplib keep-alive %.1f µs, "
               "httplib new connection %.1f µs\n",
               mc.cpu_per_call(), base.cpu_per_call(), fr.cpu_per_call());
-  if (base_stats.p50 > 10000) {
+  if (opt.http_keep && base_stats.p50 > 10000) {
     // A keep-alive round trip of tens of ms on loopback is a TCP stall, not work.
     std::printf("  note: keep-alive p50 over 10 ms = Nagle/delayed-ACK stalls on the reused\n"
                 "        connection (a server writing a response in several small writes\n"
@@ -813,6 +869,37 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
           {{"mcprt", mc.cpu_per_call()},
            {"baseline_httplib", base.cpu_per_call()},
            {"httplib_new_connection", fr.cpu_per_call()}}}};
+
+  if (opt.time_wait_calls > 0) {
+    // Connection reuse over many calls: sockets in TIME-WAIT (the state a closed TCP
+    // connection leaves behind on the side that closed first) before and after, counted
+    // machine-wide (what `ss -tan state time-wait | wc -l` counts, without its header) and
+    // on the demo server's port only (the other agents on this machine make their own).
+    const SocketCounts before = count_sockets(port);
+    const auto t0 = Clock::now();
+    for (std::size_t i = 0; i < opt.time_wait_calls; ++i) {
+      if (!call_once(ex, *run.session, err)) {
+        err = "time-wait run, call " + std::to_string(i + 1) + ": " + err;
+        return false;
+      }
+    }
+    const double secs = elapsed_us(t0, Clock::now()) / 1e6;
+    const SocketCounts after = count_sockets(port);
+    std::printf("\nhttp: %zu sequential mcprt calls in %.1f s (%.0f calls/s)\n",
+                opt.time_wait_calls, secs, static_cast<double>(opt.time_wait_calls) / secs);
+    std::printf("  TIME-WAIT sockets, whole machine: %zu before, %zu after\n",
+                before.time_wait_all, after.time_wait_all);
+    std::printf("  TIME-WAIT sockets on port %d:     %zu before, %zu after\n", port,
+                before.time_wait_port, after.time_wait_port);
+    std::printf("  established connections on port %d (both ends, the GET stream's included): "
+                "%zu before, %zu after\n",
+                port, before.established_port, after.established_port);
+    out["time_wait"] = {{"calls", opt.time_wait_calls},
+                        {"seconds", secs},
+                        {"time_wait_all", {before.time_wait_all, after.time_wait_all}},
+                        {"time_wait_port", {before.time_wait_port, after.time_wait_port}},
+                        {"established_port", {before.established_port, after.established_port}}};
+  }
   return true;
 }
 
@@ -847,6 +934,16 @@ int main(int argc, char** argv) {
       if (w != "stdio" && w != "http") usage("--only takes stdio or http");
       opt.stdio = w == "stdio";
       opt.http = w == "http";
+    } else if (a == "--http-clients") {
+      const std::string w = "," + std::string(value()) + ",";
+      opt.http_keep = w.find(",keep,") != std::string::npos;
+      opt.http_fresh = w.find(",fresh,") != std::string::npos;
+      opt.http_mcprt = w.find(",mcprt,") != std::string::npos;
+      if (!opt.http_keep && !opt.http_fresh && !opt.http_mcprt) {
+        usage("--http-clients takes a comma-separated list of keep, fresh, mcprt");
+      }
+    } else if (a == "--time-wait") {
+      opt.time_wait_calls = parse_count(value(), "--time-wait");
     } else if (a == "--json") {
       opt.json_file = value();
     } else if (a == "--server") {
