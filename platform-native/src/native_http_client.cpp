@@ -565,7 +565,14 @@ class Transfer {
     set(CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
     set(CURLOPT_FOLLOWLOCATION, 0L);  // hops are followed here (caps, https→http, final_url)
     set(CURLOPT_PATH_AS_IS, 1L);
-    set(CURLOPT_PROXY, "");  // "" = no proxy, whatever the environment says
+    // No CURLOPT_PROXY: libcurl takes the proxy from the environment as curl(1) does
+    // (http_proxy, lowercase only; https_proxy/HTTPS_PROXY; all_proxy/ALL_PROXY;
+    // no_proxy/NO_PROXY). The request's own headers never go into a CONNECT request
+    // (CURLHEADER_SEPARATE), so an https origin's credentials stay inside the tunnel; a
+    // proxy's credentials come only from the userinfo of its own URL.
+    set(CURLOPT_HEADEROPT, static_cast<long>(CURLHEADER_SEPARATE));
+    // The proxy's answer to CONNECT is not the origin's head: never fed to the head reader.
+    set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
     set(CURLOPT_ERRORBUFFER, error_buffer_);
     set(CURLOPT_HEADERFUNCTION, &Transfer::on_header);
     set(CURLOPT_HEADERDATA, static_cast<void*>(this));
@@ -761,13 +768,24 @@ class Transfer {
     }
     const std::string curl_said = error_buffer_[0] != '\0' ? std::string(error_buffer_) : curl_easy_strerror(code);
     std::string what;
-    switch (code) {
+    // A proxy that answered CONNECT with anything but 2xx (libcurl 7.88 reports it as a
+    // receive error or a failed connect; only its text says which).
+    const bool tunnel_refused = curl_said.rfind("CONNECT tunnel failed", 0) == 0;
+    switch (tunnel_refused ? CURLE_PROXY : code) {
+      case CURLE_PROXY:
+        what = "the proxy refused to open a tunnel to " + parsed_.host + ":" +
+               std::to_string(parsed_.port) + " (" + curl_said + ")";
+        break;
       case CURLE_OK:  // finished without a final head: a connection closed mid-head
       case CURLE_GOT_NOTHING:
         what = "the server closed the connection without answering";
         break;
       case CURLE_COULDNT_RESOLVE_HOST:
         what = "could not resolve host \"" + parsed_.host + "\"";
+        break;
+      case CURLE_COULDNT_RESOLVE_PROXY:
+        what = "could not resolve the proxy's host (the proxy comes from the environment: " +
+               curl_said + ")";
         break;
       case CURLE_COULDNT_CONNECT:
         what = "could not connect (" + (os_reason.empty() ? std::string("refused or unreachable") : os_reason) + ")";
