@@ -25,6 +25,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -870,6 +871,57 @@ TEST_F(NativeHttpClientTest, SequentialRequestsToAnOriginReuseOneConnection) {
   EXPECT_EQ(raw.request_count(), 5u);
   EXPECT_EQ(raw.connection_count(), 1u) << "keep-alive: five requests over one connection";
   EXPECT_EQ(raw.requests().back().body, R"({"jsonrpc":"2.0","id":4,"method":"ping"})");
+}
+
+// TCP sockets in CLOSE_WAIT (the peer closed, this end did not yet) whose remote port is
+// `port`, the test's own server: only the client under test connects to it
+// (/proc/net/tcp: "sl local rem st", addresses as HEXIP:HEXPORT, st 08).
+std::size_t close_wait_sockets_to(int port) {
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);
+  std::size_t n = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string sl, local, remote, state;
+    if (!(fields >> sl >> local >> remote >> state)) continue;
+    const auto colon = remote.rfind(':');
+    if (state == "08" && colon != std::string::npos &&
+        std::stoi(remote.substr(colon + 1), nullptr, 16) == port) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// The I/O thread keeps a cached connection's socket in its epoll set while it is idle; a
+// server that closes it then (no "Connection: close": the client thought it reusable) makes
+// it stir unwatched. It must leave the set, and the next request must get a fresh
+// connection (whose socket may well have the same number) and its answer.
+TEST_F(NativeHttpClientTest, AnIdleConnectionTheServerClosesIsReplacedForTheNextRequest) {
+  RawHttpServer raw([](RawHttpServer::Connection& c) {
+    if (c.read_body()) c.write(ok_json());  // then the server closes the connection
+  });
+  client();
+  for (int i = 0; i < 4; ++i) {
+    HttpRequest r = get(raw.url("/mcp"));
+    r.method = "POST";
+    r.headers.add("Content-Type", "application/json");
+    r.body = R"({"jsonrpc":"2.0","id":)" + std::to_string(i) + R"(,"method":"ping"})";
+    Recorder rec;
+    auto handle = send(r, rec);
+    ASSERT_TRUE(wait_done(rec));
+    ASSERT_TRUE(rec.done->ok()) << "request " << i << ": " << rec.done->error();
+    EXPECT_EQ(rec.body, "{}");
+    // Every other time, the next request goes out only once the server's FIN has reached
+    // the idle connection (its socket in CLOSE_WAIT): the I/O thread sees that event
+    // before the request's command. Otherwise the two race.
+    if (i % 2 == 0) {
+      EXPECT_TRUE(poll_until(ex_, [&] { return close_wait_sockets_to(raw.port()) == 1; }));
+    }
+  }
+  EXPECT_EQ(raw.request_count(), 4u);
+  EXPECT_EQ(raw.connection_count(), 4u) << "one connection per request: the server closed each";
 }
 
 TEST_F(NativeHttpClientTest, PostsGoThroughOnTheirOwnConnectionWhileAnSseStreamIsOpen) {
