@@ -208,6 +208,11 @@ struct HttpFrontEnd::Exchange {
   std::map<std::string, json> pending;  // id key → id, requests not answered yet
   bool closed = false;               // the session ended: send what is there and stop
   std::uint64_t next_event_id = 1;
+  // A stream_answer provider waits on data_cv_ for this exchange's messages (set under
+  // mutex_ before its first wait). Until then a message needs no wake-up: an answer made
+  // while its POST is handled would otherwise wake every waiting stream, an open GET
+  // stream's included, once per call.
+  bool waited = false;
 };
 
 struct HttpFrontEnd::Session {
@@ -478,7 +483,7 @@ void HttpFrontEnd::on_post(const httplib::Request& req, httplib::Response& res) 
         if (ex->pending.erase(key) > 0) session->inflight.erase(key);
       }
     }
-    data_cv_.notify_all();
+    if (ex->waited) data_cv_.notify_all();
   };
   bool progress = false;
   for (const auto& m : messages) {
@@ -645,7 +650,7 @@ void HttpFrontEnd::on_modern_post(const httplib::Request& req, httplib::Response
     if (is_response(m)) {
       if (auto rid = m.find("id"); rid != m.end()) ex->pending.erase(id_key(*rid));
     }
-    data_cv_.notify_all();
+    if (ex->waited) data_cv_.notify_all();
   };
   // drop_listen: the stream ends without a result.
   DemoServer::Close close = [this, weak = std::weak_ptr<Exchange>(ex)] {
@@ -713,6 +718,7 @@ void HttpFrontEnd::stream_answer(httplib::Response& res, const std::shared_ptr<E
         sink.done();
         return true;
       }
+      ex->waited = true;
       data_cv_.wait_for(lock, kDisconnectCheck);
       lock.unlock();
       const bool connected = sink.is_writable();
