@@ -19,9 +19,12 @@
 //  - Hub::mutex_ guards the command queue: the loop thread (send, abort, body delivered)
 //    talks to the I/O thread only by queueing a command and writing to the eventfd the
 //    I/O thread's epoll_wait watches.
-//  - Everything else of libcurl (the multi, every easy handle once started) and the
-//    SocketWatcher's table are touched by the I/O thread only (and by the destructor once
-//    the I/O thread is gone).
+//  - Everything else of libcurl (the multi, every easy handle once started), the
+//    SocketWatcher's table and Impl's transfer state belong to whoever owns them
+//    (Impl::owner, under owner_mutex): the I/O thread, except while it sleeps in
+//    epoll_wait; then the loop thread may take them to start a request itself
+//    (Impl::start_directly), and the I/O thread waits for them back when it wakes. After
+//    the I/O thread is gone, the destructor.
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -37,6 +40,7 @@
 #include <cerrno>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <system_error>
@@ -164,6 +168,18 @@ class Hub {
     commands_.push_back(std::move(command));
     if (wake) signal();
     return true;
+  }
+
+  // Nothing queued and not shutting down: the loop thread may start a request itself.
+  bool idle() {
+    std::lock_guard lock(mutex_);
+    return commands_.empty() && !stopping_ && wake_fd_ >= 0;
+  }
+
+  // Wakes the I/O thread without a command (its sleep ends earlier than planned).
+  void wake() {
+    std::lock_guard lock(mutex_);
+    if (wake_fd_ >= 0) signal();
   }
 
   // The I/O thread takes what is queued; `stopping` says whether to wind down.
@@ -1037,6 +1053,22 @@ struct NativeHttpClient::Impl {
   // libcurl's timeout (CURLMOPT_TIMERFUNCTION): when to call it with CURL_SOCKET_TIMEOUT.
   std::optional<SteadyClock::time_point> curl_due;
 
+  // Who may touch libcurl and the state above ("I/O thread only") right now. The I/O
+  // thread owns it except while it sleeps in epoll_wait (parked); then the loop thread may
+  // take it to start a request itself (start_directly): the request goes out at once,
+  // without waking the I/O thread, which only wakes for the answer. One hop instead of two.
+  enum class Owner { io, parked, loop };
+  std::mutex owner_mutex;
+  std::condition_variable owner_changed;
+  Owner owner = Owner::io;
+  SteadyClock::time_point parked_until;  // when the parked I/O thread wakes by itself
+
+  void own_as_io() {
+    std::unique_lock lock(owner_mutex);
+    owner_changed.wait(lock, [this] { return owner != Owner::loop; });
+    owner = Owner::io;
+  }
+
   static int on_timer(CURLM*, long timeout_ms, void* self) {
     auto* impl = static_cast<Impl*>(self);
     if (timeout_ms < 0) {
@@ -1117,6 +1149,7 @@ struct NativeHttpClient::Impl {
     constexpr int kMaxEvents = 32;
     epoll_event events[kMaxEvents];
     for (;;) {
+      own_as_io();
       bool stopping = false;
       for (Command& command : hub->take(stopping)) run_command(command, stopping);
       if (stopping) break;
@@ -1135,7 +1168,13 @@ struct NativeHttpClient::Impl {
         const auto until = std::chrono::ceil<std::chrono::milliseconds>(next_check - now).count();
         wait_ms = static_cast<int>(std::clamp<std::int64_t>(until, 0, kIdlePollMs));
       }
+      {
+        std::lock_guard lock(owner_mutex);
+        owner = Owner::parked;
+        parked_until = now + std::chrono::milliseconds(wait_ms);
+      }
       const int n = ::epoll_wait(epoll_fd, events, kMaxEvents, wait_ms);
+      own_as_io();
       for (int i = 0; i < n; ++i) {
         const int fd = events[i].data.fd;
         if (fd == wake_fd_in_set) {
@@ -1160,6 +1199,40 @@ struct NativeHttpClient::Impl {
     }
     hub->in_flight -= transfers.size();
     transfers.clear();
+  }
+
+  // The loop thread starts `command` itself when the I/O thread is parked with nothing
+  // queued (else false: queue it). It does what one turn of the I/O loop does, then parks
+  // the ownership again and wakes the I/O thread if something is due before its sleep ends.
+  bool start_directly(Command& command) {
+    {
+      std::lock_guard lock(owner_mutex);
+      if (owner != Owner::parked || !hub->idle()) return false;
+      owner = Owner::loop;
+    }
+    run_command(command, false);
+    update_cache_bound();
+    run_curl_timeouts();
+    collect_finished();
+    reap_doomed();
+    const SteadyClock::time_point now = SteadyClock::now();
+    SteadyClock::time_point next_check = SteadyClock::time_point::max();
+    check_stalls(now, next_check);
+    if (curl_due) next_check = std::min(next_check, *curl_due);
+    bool wake = false;
+    {
+      std::lock_guard lock(owner_mutex);
+      owner = Owner::parked;
+      // Woken only when the I/O thread would otherwise be late by more than 1/64 of the
+      // wait: every transfer re-arms libcurl's connect backstop (kCurlConnectBackstopMs)
+      // a few ms before the one the I/O thread sleeps for, and that needs no wake-up.
+      if (next_check != SteadyClock::time_point::max()) {
+        wake = next_check + (next_check - now) / 64 < parked_until;
+      }
+    }
+    owner_changed.notify_all();
+    if (wake) hub->wake();
+    return true;
   }
 
   // libcurl's own timeouts that are due (the first step of a transfer just added is one).
@@ -1329,7 +1402,10 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
   if (std::optional<Error> e = impl_->ensure_thread()) return std::move(*e);
 
   ++impl_->hub->in_flight;
-  if (!impl_->hub->push(Command{Command::Kind::start, state, std::move(transfer)})) {
+  Command start{Command::Kind::start, state, std::move(transfer)};
+  if (impl_->start_directly(start)) {
+    // Sent (or failed: then its completion is posted) by this thread.
+  } else if (!impl_->hub->push(std::move(start))) {
     --impl_->hub->in_flight;
     return Error::make(ErrorCode::aborted, "the HTTP client is shutting down");
   }
