@@ -29,11 +29,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <boost/asio/detail/descriptor_read_op.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/posix/stream_descriptor.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
+#include <boost/version.hpp>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -44,6 +46,51 @@
 #include <vector>
 
 extern char** environ;
+
+// stdout reads that leave the pipe alone once it is drained. asio 1.74 (Debian 12's Boost)
+// reads a descriptor again as soon as a new read is started ("speculatively"), which after
+// every answer costs one read(2) that returns EAGAIN. For sockets asio already skips it:
+// a read shorter than the buffer reports the socket exhausted, and the next read then
+// waits for the reactor's next edge-triggered event. The specialization below gives stdout
+// reads (and only them: the buffer type is ours) that same rule. It is sound on a pipe: a
+// short read(2) took everything the pipe held, so any later byte arrives as a write that
+// raises a new EPOLLIN edge (epoll keeps it even while no read is queued). Other Boost
+// versions keep asio's own behaviour (one EAGAIN read per wake-up, nothing worse).
+namespace mcprt::native::detail {
+struct StdoutBuffer : boost::asio::mutable_buffer {
+  StdoutBuffer(void* data, std::size_t size) : boost::asio::mutable_buffer(data, size) {}
+};
+}  // namespace mcprt::native::detail
+
+#if BOOST_VERSION == 107400
+namespace boost::asio::detail {
+template <>
+class descriptor_read_op_base<mcprt::native::detail::StdoutBuffer> : public reactor_op {
+ public:
+  descriptor_read_op_base(const boost::system::error_code& success_ec, int descriptor,
+                          const mcprt::native::detail::StdoutBuffer& buffer,
+                          func_type complete_func)
+      : reactor_op(success_ec, &descriptor_read_op_base::do_perform, complete_func),
+        descriptor_(descriptor),
+        buffer_(buffer) {}
+
+  static status do_perform(reactor_op* base) {
+    auto* o = static_cast<descriptor_read_op_base*>(base);
+    if (!descriptor_ops::non_blocking_read1(o->descriptor_, o->buffer_.data(),
+                                            o->buffer_.size(), o->ec_, o->bytes_transferred_)) {
+      return not_done;
+    }
+    // Bytes, but fewer than asked: the pipe is empty now.
+    if (!o->ec_ && o->bytes_transferred_ < o->buffer_.size()) return done_and_exhausted;
+    return done;
+  }
+
+ private:
+  int descriptor_;
+  boost::asio::mutable_buffer buffer_;
+};
+}  // namespace boost::asio::detail
+#endif
 
 namespace mcprt::native {
 
@@ -194,6 +241,7 @@ class ReadBuffer {
   char* data() { return data_.get(); }
   std::size_t size() const { return size_; }
   asio::mutable_buffer buffer() { return asio::buffer(data_.get(), size_); }
+  detail::StdoutBuffer stdout_buffer() { return {data_.get(), size_}; }
 
  private:
   std::unique_ptr<char[]> data_;
@@ -254,8 +302,30 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
                              (stdin_error_.empty() ? std::string() : " (" + stdin_error_ + ")"));
     }
     if (bytes.empty()) return {};
+    if (!writing_ && write_queue_.empty() && !wrote_this_turn_) {
+      // Nothing in flight: write now, in the caller's turn. One write(2) and no async
+      // operation when the pipe takes it all (the usual case); only what the pipe does
+      // not take right now is queued for the asynchronous writer.
+      wrote_this_turn_ = true;
+      const std::size_t written = write_now(bytes);
+      if (written == bytes.size() || !stdin_open_) return {};
+      bytes.erase(0, written);
+      write_queue_.push_back(std::move(bytes));
+      flush_writes();
+      return {};
+    }
+    // A burst (a second message before the child answered, or while a write is in
+    // flight): queued, and written together, one writev for the lot, after this turn.
     write_queue_.push_back(std::move(bytes));
-    if (!writing_) flush_writes();
+    if (!writing_ && !flush_posted_) {
+      flush_posted_ = true;
+      asio::post(io_, [self = shared_from_this()] {
+        self->flush_posted_ = false;
+        self->wrote_this_turn_ = false;
+        if (self->destroyed_ || self->ended_ || self->writing_ || !self->stdin_open_) return;
+        if (!self->write_queue_.empty()) self->flush_writes();
+      });
+    }
     return {};
   }
 
@@ -297,6 +367,26 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
 
   // ---- writing -----------------------------------------------------------------------
 
+  // One non-blocking write(2) of as much of `bytes` as the pipe takes now. Returns how much
+  // was written; a failure other than a full pipe is handled as on_written handles one.
+  std::size_t write_now(const std::string& bytes) {
+    if (!stdin_nonblocking_) {
+      boost::system::error_code ec;
+      stdin_.non_blocking(true, ec);
+      if (ec) return 0;  // the asynchronous writer will report what is wrong
+      stdin_nonblocking_ = true;
+    }
+    ssize_t n;
+    do {
+      n = ::write(stdin_.native_handle(), bytes.data(), bytes.size());
+    } while (n < 0 && errno == EINTR);
+    if (n >= 0) return static_cast<std::size_t>(n);
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      on_written(boost::system::error_code(errno, boost::system::system_category()));
+    }
+    return 0;
+  }
+
   void flush_writes() {
     write_batch_.swap(write_queue_);
     write_queue_.clear();
@@ -337,7 +427,7 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
 
   void read_stdout() {
     out_reading_ = true;
-    stdout_.async_read_some(out_buf_.buffer(),
+    stdout_.async_read_some(out_buf_.stdout_buffer(),
                             [self = shared_from_this()](const boost::system::error_code& ec,
                                                         std::size_t n) { self->on_stdout(ec, n); });
   }
@@ -347,6 +437,8 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
     if (destroyed_ || ended_) return;
     if (n > 0) {
       spoke_ = true;
+      // The child answered: what is written from here on is a new turn (see write()).
+      wrote_this_turn_ = false;
       deliver(std::string_view(out_buf_.data(), n));
       if (destroyed_ || ended_) return;
     }
@@ -641,6 +733,11 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
   std::vector<std::string> write_batch_;  // owned by the async_write in flight
   bool writing_ = false;
   bool stdin_open_ = true;
+  bool stdin_nonblocking_ = false;
+  // write() wrote directly since the child last wrote to stdout: a second message before
+  // the answer is part of a burst, queued and flushed as one writev (flush_posted_).
+  bool wrote_this_turn_ = false;
+  bool flush_posted_ = false;
   std::string stdin_error_;
 
   ByteStreamHandlers handlers_;

@@ -6,6 +6,7 @@
 //
 //   node tests/bench/bench_compare.mjs [--build build/native] [--only startup,scaling,memory]
 //        [--rounds 3] [--servers 50] [--tools 20] [--delay 2000] [--json FILE] [--smoke]
+//        [--calls 2000] [--pipelined 20000] [--window 64]        (--only calls)
 //
 // Sections (each a function in `sections` below: it gets the context, runs its rounds and
 // returns {title, rows, notes}; a new section is one more entry):
@@ -22,10 +23,15 @@
 //            (mcprt ClientSession per server, TS v1 / v2 Client per server, each having
 //            listed its tools, the list dropped) and mcprt's whole runtime (manager, tool
 //            cache, registry: every tool registered).
+//   calls    one stdio connection, tools/call {"message":"hello"}: sequential round trips
+//            (p50, p99, client CPU per call, syscalls and heap allocations per call) and
+//            pipelined throughput with --window calls in flight; the raw pipe ping-pong of
+//            the same bytes (the floor) and a raw client of the echo server, both measured
+//            by mcprt_bench_roundtrip in the same process as mcprt, then TS v1 and v2.
 // --smoke runs every section with tiny counts (seconds; ctest bench.compare_smoke).
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +43,7 @@ const root = path.resolve(here, '../..');
 
 const opt = {
   build: path.join(root, 'build/native'),
-  only: 'startup,scaling,memory',
+  only: 'startup,scaling,memory,calls',
   rounds: 3,
   servers: 50,
   tools: 20,
@@ -46,6 +52,9 @@ const opt = {
   smoke: false,
   scalingServers: '10,50,200',
   scalingTools: '1,20,50',
+  calls: 2000,
+  pipelined: 20000,
+  window: 64,
 };
 {
   const a = process.argv.slice(2);
@@ -56,7 +65,8 @@ const opt = {
     else opt[key] = typeof opt[key] === 'number' ? Number(a[++i]) : a[++i];
   }
   if (opt.smoke) {
-    Object.assign(opt, { rounds: 1, servers: 2, tools: 2, delay: 0, scalingServers: '2', scalingTools: '1,2' });
+    Object.assign(opt, { rounds: 1, servers: 2, tools: 2, delay: 0, scalingServers: '2', scalingTools: '1,2',
+      calls: 50, pipelined: 200 });
   }
 }
 
@@ -64,6 +74,7 @@ const bin = {
   client: path.join(opt.build, 'tests/bench/mcprt_bench_startup_client'),
   server: path.join(opt.build, 'tests/bench/mcprt_bench_echo_server'),
   cli: path.join(opt.build, 'platform-native/cli/mcprt'),
+  roundtrip: path.join(opt.build, 'tests/bench/mcprt_bench_roundtrip'),
 };
 for (const k of ['client', 'server']) {
   if (!existsSync(bin[k])) throw new Error(`build ${bin[k]} first`);
@@ -295,6 +306,55 @@ const sections = {
     row('mcprt whole runtime (manager, cache, registry)', s.runtime, '≤ 256');
     const title = `idle memory: RSS slope from 0 to ${n} connected servers × ${t} tools (median of ${opt.rounds})`;
     printTable(title, ['', 'KiB / server (0→N fit)', `KiB / server (${step}→${n})`, `RSS growth 0→${n} KiB (round 1)`, 'SPEC goal'], rows);
+    return { title, samples: s };
+  },
+
+  calls() {
+    if (!existsSync(bin.roundtrip)) throw new Error(`build ${bin.roundtrip} first`);
+    const warmup = Math.max(100, Math.round(opt.calls / 10));
+    const measures = {
+      // The floor, a raw client of the same server and mcprt, interleaved inside one process.
+      mcprt: () => {
+        const file = path.join(work, 'roundtrip.json');
+        execFileSync(bin.roundtrip, ['--only', 'stdio', '--server', bin.server, '--bare-server',
+          '--calls', String(opt.calls), '--warmup', String(warmup), '--pipelined', String(opt.pipelined),
+          '--window', String(opt.window), '--json', file], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+        return JSON.parse(readFileSync(file, 'utf8')).stdio;
+      },
+    };
+    const ts = (v) => () => runJson(process.execPath, [tsClient, 'calls', '--sdk', v, '--server', bin.server,
+      '--calls', String(opt.calls), '--warmup', String(opt.smoke ? 20 : Math.max(1000, warmup)), '--pipelined', String(opt.pipelined),
+      '--window', String(opt.window)]);
+    if (sdk.v1) measures.ts1 = ts('v1');
+    if (sdk.v2) measures.ts2 = ts('v2');
+    const s = interleave(measures, opt.rounds);
+    const m = s.mcprt;
+    const pick = (f) => median(m.map(f));
+    const floorP50 = pick((x) => x.pipe.p50_us), floorP99 = pick((x) => x.pipe.p99_us);
+    const count = (kind, who) => pick((x) => (x.counts && x.counts[kind] ? x.counts[kind][who] : NaN));
+    const rows = [
+      ['raw pipe ping-pong, same bytes (floor)', fmt(floorP50, 1), fmt(floorP99, 1), '1.00×',
+        fmt(pick((x) => x.cpu_per_call_us.pipe), 1), fmt(count('syscalls_per_call', 'pipe'), 1),
+        fmt(count('allocations_per_call', 'pipe'), 1), fmt(pick((x) => x.pipelined && x.pipelined.pipe_calls_per_s))],
+      ['raw client → echo server', fmt(pick((x) => x.raw_demo.p50_us), 1), fmt(pick((x) => x.raw_demo.p99_us), 1),
+        ratio(pick((x) => x.raw_demo.p50_us), floorP50), fmt(pick((x) => x.cpu_per_call_us.raw_demo), 1),
+        fmt(count('syscalls_per_call', 'raw_demo'), 1), fmt(count('allocations_per_call', 'raw_demo'), 1),
+        fmt(pick((x) => x.pipelined && x.pipelined.raw_demo_calls_per_s))],
+      ['mcprt ClientSession → echo server', fmt(pick((x) => x.mcprt.p50_us), 1), fmt(pick((x) => x.mcprt.p99_us), 1),
+        ratio(pick((x) => x.mcprt.p50_us), floorP50), fmt(pick((x) => x.cpu_per_call_us.mcprt), 1),
+        fmt(count('syscalls_per_call', 'mcprt'), 1), fmt(count('allocations_per_call', 'mcprt'), 1),
+        fmt(pick((x) => x.pipelined && x.pipelined.mcprt_calls_per_s))],
+    ];
+    const tsRow = (label, list) => rows.push([label, fmt(med(list, 'p50Us'), 1), fmt(med(list, 'p99Us'), 1),
+      ratio(med(list, 'p50Us'), floorP50), fmt(med(list, 'cpuUsPerCall'), 1), '–', '–', fmt(med(list, 'pipelinedPerS'))]);
+    if (s.ts1) tsRow('TS SDK v1 client', s.ts1);
+    if (s.ts2) tsRow('TS SDK v2 client', s.ts2);
+    const notes = [`p99 of the floor: ${fmt(floorP99, 1)} µs; mcprt's allocations include the ${fmt(count('allocations_per_call', 'mcprt_arguments'))} of the caller's arguments object`];
+    if (s.ts1) notes.push(`client CPU per call, mcprt / TS v1: ${ratio(pick((x) => x.cpu_per_call_us.mcprt), med(s.ts1, 'cpuUsPerCall'))} (SPEC ≤ 0.10×)`);
+    if (!sdk.v1) notes.push('TS SDK v1 not installed (npm ci): skipped');
+    if (!sdk.v2) notes.push('TS SDK v2 not installed (npm ci): skipped');
+    const title = `calls: tools/call over stdio, ${opt.calls} sequential, ${opt.pipelined} pipelined (window ${opt.window}), median of ${opt.rounds}`;
+    printTable(title, ['client', 'p50 µs', 'p99 µs', 'p50 / floor', 'CPU µs/call', 'syscalls/call', 'allocs/call', 'pipelined calls/s'], rows, notes);
     return { title, samples: s };
   },
 };

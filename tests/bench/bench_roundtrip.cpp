@@ -12,11 +12,17 @@
 //            no client library. mcprt/raw is the client library's overhead.
 //   mcprt    ClientSession + stdio transport + NativeProcessLauncher + NativeExecutor
 //            against the demo server's `echo` tool.
-// stdio, pipelined: M calls issued without waiting, throughput in calls/s, same three.
+// stdio, pipelined: M calls with at most W outstanding (--window, default 64; 0 = all M
+// issued at once), throughput in calls/s, same three.
 // HTTP, one call at a time: the demo server's Streamable HTTP mode (`--http 0`), a plain
 // keep-alive httplib::Client POST loop (baseline) vs ClientSession + the Streamable HTTP
 // transport + NativeHttpClient; and the floor of NativeHttpClient's two thread hops alone
 // (HopFloor). `--time-wait N` then makes N more mcprt calls and counts TIME-WAIT sockets.
+//
+// Per call, for every stdio runner of the sequential run: the syscalls and heap
+// allocations of this (the client's) thread, counted around each measured block
+// (bench_counters.hpp: a perf counter on raw_syscalls:sys_enter, and malloc replaced by a
+// counting wrapper in this binary only). The echo child and the servers are not counted.
 //
 // Output: a table on stdout, and every number as one JSON line (stdout's last line and,
 // with --json FILE, that file).
@@ -53,6 +59,7 @@
 
 #include <httplib.h>
 
+#include "bench_counters.hpp"
 #include "mcprt/client.hpp"
 #include "mcprt/http_transport.hpp"
 #include "mcprt/native/executor.hpp"
@@ -82,10 +89,14 @@ struct Options {
   std::size_t calls = 1000;
   std::size_t warmup = 100;
   std::size_t pipelined = 20000;
+  std::size_t window = 64;  // outstanding calls in the pipelined run; 0 = no limit
   bool stdio = true;
   bool http = true;
   std::string json_file;
   std::string server = kDefaultDemoServer;
+  // The stdio server's arguments: the demo server's `--quiet`, none with --bare-server
+  // (e.g. mcprt_bench_echo_server, the server of bench_compare.mjs and SPEC §12).
+  std::vector<std::string> server_args{"--quiet"};
   // HTTP: which clients run (profiling one alone); ratios need "keep" and "mcprt".
   bool http_keep = true, http_fresh = true, http_mcprt = true, http_hops = true;
   // HTTP: this many more mcprt calls after the measurement, counting TIME-WAIT sockets.
@@ -94,9 +105,10 @@ struct Options {
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "mcprt_bench_roundtrip: " << why << "\n"
-            << "usage: mcprt_bench_roundtrip [--calls N] [--warmup W] [--pipelined M]\n"
+            << "usage: mcprt_bench_roundtrip [--calls N] [--warmup W] [--pipelined M] [--window W]\n"
             << "                             [--only stdio|http] [--json FILE] [--server PATH]\n"
-            << "                             [--http-clients keep,fresh,mcprt,hops] [--time-wait N]\n";
+            << "                             [--bare-server] [--http-clients keep,fresh,mcprt,hops]\n"
+            << "                             [--time-wait N]\n";
   std::exit(2);
 }
 
@@ -340,10 +352,18 @@ struct Runner {
   std::function<bool(std::string& err)> call;  // one complete round trip
   std::vector<double> samples;                  // µs, timed calls only
   double cpu = 0;                               // process CPU µs over the timed calls
-  double cpu_per_call() const {
-    return samples.empty() ? 0 : cpu / static_cast<double>(samples.size());
+  std::uint64_t syscalls = 0;                   // this thread's, over the timed calls
+  std::uint64_t allocations = 0;                // this thread's, over the timed calls
+  double cpu_per_call() const { return per_call(cpu); }
+  double syscalls_per_call() const { return per_call(static_cast<double>(syscalls)); }
+  double allocations_per_call() const { return per_call(static_cast<double>(allocations)); }
+  double per_call(double total) const {
+    return samples.empty() ? 0 : total / static_cast<double>(samples.size());
   }
 };
+
+// The syscall counter of the thread that runs the calls (null when it cannot be opened).
+const bench::SyscallCounter* g_syscalls = nullptr;
 
 constexpr std::size_t kBlock = 50;
 
@@ -359,11 +379,15 @@ bool measure_interleaved(const std::vector<Runner*>& runners, const Options& opt
     r->samples.clear();
     r->samples.reserve(opt.calls);
     r->cpu = 0;
+    r->syscalls = 0;
+    r->allocations = 0;
   }
   for (std::size_t done = 0; done < opt.calls; done += kBlock) {
     const std::size_t n = std::min(kBlock, opt.calls - done);
     for (Runner* r : runners) {
       const double cpu0 = cpu_us();
+      const std::uint64_t a0 = bench::allocations();
+      const std::uint64_t s0 = g_syscalls ? g_syscalls->read() : 0;
       for (std::size_t i = 0; i < n; ++i) {
         const auto t0 = Clock::now();
         if (!r->call(err)) {
@@ -372,6 +396,9 @@ bool measure_interleaved(const std::vector<Runner*>& runners, const Options& opt
         }
         r->samples.push_back(elapsed_us(t0, Clock::now()));
       }
+      // The second read() is itself one syscall: not the calls'.
+      if (g_syscalls) r->syscalls += g_syscalls->read() - s0 - 1;
+      r->allocations += bench::allocations() - a0;
       r->cpu += cpu_us() - cpu0;
     }
   }
@@ -408,29 +435,46 @@ Runner raw_runner(std::string label, RawChild& child, std::size_t count, std::st
                 }, {}, 0};
 }
 
-// M request lines written by a writer thread (one write per line, as a client does)
-// while this thread reads the M answers. Returns calls/s.
-bool raw_pipelined(RawChild& child, std::size_t m, std::uint64_t first_id,
+// M request lines, one write per line as a client does. Without a window (0) a writer
+// thread writes them all while this thread reads the M answers; with a window W, W lines
+// go out first and then one more for each answer read (what a client with W calls in
+// flight does). Returns calls/s.
+bool raw_pipelined(RawChild& child, std::size_t m, std::size_t window, std::uint64_t first_id,
                    const std::function<std::string(std::uint64_t)>& next_request,
                    double& calls_per_s, std::string& err) {
   std::vector<std::string> reqs;
   reqs.reserve(m);
   for (std::size_t i = 0; i < m; ++i) reqs.push_back(next_request(first_id + i));
   std::atomic<bool> write_ok{true};
-  const auto t0 = Clock::now();
-  std::thread writer([&] {
-    for (const auto& r : reqs) {
-      if (!write_all(child.to_child(), r.data(), r.size())) {
-        write_ok = false;
-        return;
-      }
-    }
-  });
   std::string line;
   std::size_t got = 0;
-  while (got < m && child.reader().read_line(line)) ++got;
+  const auto t0 = Clock::now();
+  if (window > 0) {
+    std::size_t sent = 0;
+    auto send_next = [&] {
+      const std::string& r = reqs[sent++];
+      if (!write_all(child.to_child(), r.data(), r.size())) write_ok = false;
+    };
+    while (sent < std::min(window, m) && write_ok) send_next();
+    while (got < m && write_ok && child.reader().read_line(line)) {
+      ++got;
+      if (sent < m) send_next();
+    }
+  }
+  std::thread writer;
+  if (window == 0) {
+    writer = std::thread([&] {
+      for (const auto& r : reqs) {
+        if (!write_all(child.to_child(), r.data(), r.size())) {
+          write_ok = false;
+          return;
+        }
+      }
+    });
+    while (got < m && child.reader().read_line(line)) ++got;
+  }
   const auto t1 = Clock::now();
-  writer.join();
+  if (writer.joinable()) writer.join();
   if (got < m || !write_ok) {
     err = "pipelined run: " + std::to_string(got) + " of " + std::to_string(m) + " answers";
     return false;
@@ -504,17 +548,23 @@ bool call_once(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s, std::
   return true;
 }
 
+// M calls, at most `window` in flight (0: all issued at once): each completion issues the
+// next call, as a host with that many calls in flight does.
 bool mcprt_pipelined(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s, std::size_t m,
-                     double& calls_per_s, std::string& err) {
-  std::size_t done = 0, failed = 0;
+                     std::size_t window, double& calls_per_s, std::string& err) {
+  std::size_t done = 0, failed = 0, issued = 0;
   std::string first_error;
-  const auto t0 = Clock::now();
-  for (std::size_t i = 0; i < m; ++i) {
+  std::function<void()> issue = [&] {
+    ++issued;
     s.call_tool("echo", json{{"message", kMessage}}, {}, [&](mcprt::Result<json> r) {
       ++done;
       if (!r.ok() && failed++ == 0) first_error = r.error().describe();
+      if (issued < m) issue();
     });
-  }
+  };
+  const auto t0 = Clock::now();
+  const std::size_t first = window == 0 ? m : std::min(window, m);
+  while (issued < first) issue();
   const bool all = ex.run_until([&] { return done == m; }, mcprt::Millis(120000));
   const auto t1 = Clock::now();
   if (!all || failed > 0) {
@@ -563,14 +613,16 @@ bool bench_stdio(const Options& opt, json& out, std::string& err) {
   RawChild echo_child, raw_server;
   if (!echo_child.spawn({self, "--echo-child", canned.substr(0, canned.size() - 1)}, false, err))
     return false;
-  if (!raw_server.spawn({opt.server, "--quiet"}, false, err)) return false;
+  std::vector<std::string> server_argv{opt.server};
+  server_argv.insert(server_argv.end(), opt.server_args.begin(), opt.server_args.end());
+  if (!raw_server.spawn(server_argv, false, err)) return false;
   if (!raw_handshake(raw_server, err)) return false;
 
   mcprt::native::NativeExecutor ex;
   mcprt::native::NativeProcessLauncher launcher(ex);
   mcprt::ProcessSpec spec;
   spec.command = opt.server;
-  spec.args = {"--quiet"};
+  spec.args = opt.server_args;
   spec.label = "demo";
   auto stream = launcher.launch(spec);
   if (!stream.ok()) {
@@ -606,15 +658,46 @@ bool bench_stdio(const Options& opt, json& out, std::string& err) {
   print_ratio("ratio mcprt / raw client -> demo server", mcprt_stats, raw_stats);
   std::printf("  client CPU (user+sys) per call: mcprt %.1f µs, raw client %.1f µs (%.2fx)\n",
               mc.cpu_per_call(), raw.cpu_per_call(), ratio(mc.cpu_per_call(), raw.cpu_per_call()));
+  // What building the caller's `arguments` ({"message": "hello"}) costs: part of mcprt's
+  // count (call_once builds it per call, as a host does), not of the library's work.
+  const std::uint64_t args0 = bench::allocations();
+  { json args{{"message", kMessage}}; }
+  const std::uint64_t args_allocations = bench::allocations() - args0;
+  json counts = json::object();
+  if (g_syscalls) {
+    std::printf("  syscalls per call (client thread): pipe ping-pong %.2f, raw client %.2f, "
+                "mcprt %.2f\n",
+                pipe.syscalls_per_call(), raw.syscalls_per_call(), mc.syscalls_per_call());
+    counts["syscalls_per_call"] = {{"pipe", pipe.syscalls_per_call()},
+                                   {"raw_demo", raw.syscalls_per_call()},
+                                   {"mcprt", mc.syscalls_per_call()}};
+  }
+  if (bench::allocations_counted()) {
+    std::printf("  heap allocations per call (client thread): pipe ping-pong %.2f, raw client "
+                "%.2f, mcprt %.2f (of which %llu build the caller's arguments object)\n",
+                pipe.allocations_per_call(), raw.allocations_per_call(),
+                mc.allocations_per_call(), static_cast<unsigned long long>(args_allocations));
+    counts["allocations_per_call"] = {{"pipe", pipe.allocations_per_call()},
+                                      {"raw_demo", raw.allocations_per_call()},
+                                      {"mcprt", mc.allocations_per_call()},
+                                      {"mcprt_arguments", args_allocations}};
+  }
 
   json pipelined = nullptr;
   if (opt.pipelined > 0) {
     double pipe_tput = 0, raw_tput = 0, mcprt_tput = 0;
-    if (!raw_pipelined(echo_child, opt.pipelined, 1'000'000, request_line, pipe_tput, err) ||
-        !raw_pipelined(raw_server, opt.pipelined, 1'000'000, request_line, raw_tput, err) ||
-        !mcprt_pipelined(ex, *run.session, opt.pipelined, mcprt_tput, err))
+    if (!raw_pipelined(echo_child, opt.pipelined, opt.window, 1'000'000, request_line, pipe_tput,
+                       err) ||
+        !raw_pipelined(raw_server, opt.pipelined, opt.window, 1'000'000, request_line, raw_tput,
+                       err) ||
+        !mcprt_pipelined(ex, *run.session, opt.pipelined, opt.window, mcprt_tput, err))
       return false;
-    std::printf("\nstdio: pipelined, %zu calls issued without waiting\n", opt.pipelined);
+    if (opt.window == 0) {
+      std::printf("\nstdio: pipelined, %zu calls issued without waiting\n", opt.pipelined);
+    } else {
+      std::printf("\nstdio: pipelined, %zu calls, at most %zu in flight\n", opt.pipelined,
+                  opt.window);
+    }
     std::printf("  %-50s %10s\n", "", "calls/s");
     std::printf("  %-50s %10.0f\n", "raw pipe (echo child)", pipe_tput);
     std::printf("  %-50s %10.0f\n", "raw client -> demo server", raw_tput);
@@ -622,6 +705,7 @@ bool bench_stdio(const Options& opt, json& out, std::string& err) {
     std::printf("  %-50s %9.2fx\n", "ratio mcprt / raw client -> demo server",
                 ratio(mcprt_tput, raw_tput));
     pipelined = {{"calls", opt.pipelined},
+                 {"window", opt.window},
                  {"pipe_calls_per_s", pipe_tput},
                  {"raw_demo_calls_per_s", raw_tput},
                  {"mcprt_calls_per_s", mcprt_tput},
@@ -636,6 +720,7 @@ bool bench_stdio(const Options& opt, json& out, std::string& err) {
          {"cpu_per_call_us",
           {{"mcprt", mc.cpu_per_call()}, {"raw_demo", raw.cpu_per_call()},
            {"pipe", pipe.cpu_per_call()}}},
+         {"counts", counts},
          {"pipelined", pipelined}};
   return true;
 }
@@ -991,6 +1076,8 @@ int main(int argc, char** argv) {
       opt.warmup = parse_count(value(), "--warmup");
     } else if (a == "--pipelined") {
       opt.pipelined = parse_count(value(), "--pipelined");
+    } else if (a == "--window") {
+      opt.window = parse_count(value(), "--window");
     } else if (a == "--only") {
       std::string w = value();
       if (w != "stdio" && w != "http") usage("--only takes stdio or http");
@@ -1011,6 +1098,8 @@ int main(int argc, char** argv) {
       opt.json_file = value();
     } else if (a == "--server") {
       opt.server = value();
+    } else if (a == "--bare-server") {
+      opt.server_args.clear();
     } else if (a == "--help" || a == "-h") {
       usage("tools/call round trips, mcprt vs baselines (SPEC §12)");
     } else {
@@ -1020,6 +1109,15 @@ int main(int argc, char** argv) {
   if (opt.calls == 0) usage("--calls must be at least 1");
   // The baselines write to pipes and sockets with plain write(2).
   ::signal(SIGPIPE, SIG_IGN);
+  const bench::SyscallCounter syscalls;
+  if (syscalls.ok()) {
+    g_syscalls = &syscalls;
+  } else {
+    std::printf("  (syscalls per call not counted: %s)\n", syscalls.why_not().c_str());
+  }
+  if (!bench::allocations_counted()) {
+    std::printf("  (heap allocations not counted: sanitizer build)\n");
+  }
   // NativeHttpClient would take a proxy from the environment (loopback too, as curl does);
   // the baselines never do. Everything here talks to 127.0.0.1 directly.
   for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",

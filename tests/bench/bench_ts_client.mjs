@@ -10,10 +10,15 @@
 //       idle RSS while 0, S, 2S, … N connected clients (each listed its tools; the list is
 //       counted and dropped, as mcprt's client mode does) live in this process, after a
 //       full GC at each point → {points, slopeKiB}.
+//   node bench_ts_client.mjs calls --sdk v1|v2 --server PATH --calls N --warmup W --pipelined M --window K
+//       one client, tools/call tool_000 {"message":"hello"}: N sequential calls after W
+//       warm-up calls (p50/p99 µs, CPU µs per call from process.cpuUsage()), then M calls
+//       with at most K in flight → {p50Us, p99Us, meanUs, cpuUsPerCall, pipelinedPerS}.
 
 const args = process.argv.slice(2);
 const mode = args[0];
-const opt = { sdk: 'v1', server: '', servers: 1, tools: 1, delay: 0, step: 10 };
+const opt = { sdk: 'v1', server: '', servers: 1, tools: 1, delay: 0, step: 10, calls: 1000, warmup: 100,
+  pipelined: 20000, window: 64 };
 for (let i = 1; i < args.length; i += 2) {
   const key = args[i].replace(/^--/, '');
   if (!(key in opt)) throw new Error(`unknown option ${args[i]}`);
@@ -79,6 +84,34 @@ if (mode === 'startup') {
   }
   await Promise.allSettled(conns.map((c) => c.client.close()));
   console.log(JSON.stringify({ points, slopeKiB: slope(points) }));
+} else if (mode === 'calls') {
+  const { client } = await connectOne(0, 0);
+  const call = () => client.callTool({ name: 'tool_000', arguments: { message: 'hello' } });
+  for (let i = 0; i < opt.warmup; i++) await call();
+  const samples = [];
+  const cpu0 = process.cpuUsage();
+  for (let i = 0; i < opt.calls; i++) {
+    const t0 = performance.now();
+    const r = await call();
+    samples.push((performance.now() - t0) * 1000);
+    if (!r.content || r.content[0].text !== 'hello') throw new Error(`unexpected result ${JSON.stringify(r)}`);
+  }
+  const cpu = process.cpuUsage(cpu0);
+  samples.sort((a, b) => a - b);
+  const pct = (q) => samples[Math.min(samples.length, Math.max(1, Math.ceil(q * samples.length))) - 1];
+  let pipelinedPerS = 0;
+  if (opt.pipelined > 0) {
+    let issued = 0;
+    const t0 = performance.now();
+    const worker = async () => { while (issued < opt.pipelined) { issued++; await call(); } };
+    await Promise.all(Array.from({ length: Math.max(1, opt.window) }, worker));
+    pipelinedPerS = opt.pipelined / ((performance.now() - t0) / 1000);
+  }
+  await client.close();
+  console.log(JSON.stringify({
+    p50Us: pct(0.5), p99Us: pct(0.99), meanUs: samples.reduce((a, b) => a + b, 0) / samples.length,
+    cpuUsPerCall: (cpu.user + cpu.system) / opt.calls, pipelinedPerS,
+  }));
 } else {
   throw new Error(`unknown mode ${mode}`);
 }

@@ -25,6 +25,7 @@
 
 #include "cli_auth_support.hpp"
 
+namespace cli_auth_flows_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -564,3 +565,4 @@ TEST_F(CliAuthFlows, DebugLog_LoginRefreshAndCall_NoTokenCodeOrSecretOnStderr) {
 }
 
 }  // namespace
+}  // namespace cli_auth_flows_test

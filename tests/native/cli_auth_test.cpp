@@ -17,6 +17,7 @@
 
 #include "cli_auth_support.hpp"
 
+namespace cli_auth_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -177,3 +178,4 @@ TEST_F(CliAuth, UsageErrors_UnknownAndStdioServers) {
 }
 
 }  // namespace
+}  // namespace cli_auth_test

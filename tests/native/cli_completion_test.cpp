@@ -18,6 +18,7 @@
 #include "mcprt/result.hpp"
 
 namespace mcprt {
+namespace cli_completion_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -230,4 +231,5 @@ TEST(CliManPage, RendersTheCommandsEnvironmentAndExitStatus) {
 }
 
 }  // namespace
+}  // namespace cli_completion_test
 }  // namespace mcprt

@@ -27,6 +27,7 @@
 #include "terminal_session.hpp"
 
 namespace mcprt {
+namespace cli_elicit_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -341,4 +342,5 @@ TEST_F(CliElicit, UrlMode_AcceptDefaultsFlag_Declines) {
 }
 
 }  // namespace
+}  // namespace cli_elicit_test
 }  // namespace mcprt

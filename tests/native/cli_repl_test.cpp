@@ -18,6 +18,7 @@
 #include "terminal_session.hpp"
 
 namespace mcprt {
+namespace cli_repl_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -149,4 +150,5 @@ TEST_F(CliRepl, History_OutlivesTheProcess_WithoutTheLinesThatStartWithASpace) {
 }
 
 }  // namespace
+}  // namespace cli_repl_test
 }  // namespace mcprt

@@ -32,6 +32,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt {
+namespace cli_tools_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -1007,4 +1008,5 @@ TEST_F(Cli, UnknownCommandIsAUsageError) {
 }
 
 }  // namespace
+}  // namespace cli_tools_test
 }  // namespace mcprt

@@ -17,6 +17,7 @@
 #include "mcprt/result.hpp"
 
 namespace mcprt {
+namespace cli_verbs_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -346,4 +347,5 @@ TEST_F(CliVerbs, Help_ShowsExamplesEnvironmentAndExitStatus) {
 }
 
 }  // namespace
+}  // namespace cli_verbs_test
 }  // namespace mcprt

@@ -37,6 +37,7 @@
 
 extern char** environ;
 
+namespace demo_server_http_test {  // this file's own names in a unity batch
 namespace {
 
 using json = nlohmann::json;
@@ -561,3 +562,4 @@ TEST(DemoServerHttpClientStack, ConnectsListsCallsStreamsProgressAndCloses) {
 }
 
 }  // namespace
+}  // namespace demo_server_http_test

@@ -42,6 +42,7 @@
 
 extern char** environ;
 
+namespace demo_server_modern_test {  // this file's own names in a unity batch
 namespace {
 
 using json = nlohmann::json;
@@ -1300,3 +1301,4 @@ TEST(DemoServerTs2026Fixture, HttpServesDiscoverOnLoopbackOnly) {
 }
 
 }  // namespace
+}  // namespace demo_server_modern_test

@@ -30,6 +30,7 @@
 
 extern char** environ;
 
+namespace demo_server_protocol_test {  // this file's own names in a unity batch
 namespace {
 
 using json = nlohmann::json;
@@ -453,3 +454,4 @@ TEST_F(DemoServerTest, ExitsWithCodeZeroOnStdinEofEvenWithATaskRunning) {
 }
 
 }  // namespace
+}  // namespace demo_server_protocol_test

@@ -15,6 +15,7 @@
 #include "mcprt/result.hpp"
 
 namespace mcprt::native::test {
+namespace hostile_http_client_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -103,4 +104,5 @@ TEST_F(HostileHttpClient, HeaderFloodFailsThatServerInBoundedTimeAndMemoryWhileT
 }
 
 }  // namespace
+}  // namespace hostile_http_client_test
 }  // namespace mcprt::native::test

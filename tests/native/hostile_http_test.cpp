@@ -35,6 +35,7 @@
 #include "loopback_http_server.hpp"
 
 namespace mcprt::native::test {
+namespace hostile_http_test {  // this file's own names in a unity batch
 namespace {
 
 using json = nlohmann::json;
@@ -419,4 +420,5 @@ TEST(HostileHttp, A404DuringTheReinitializeEndsTheCallWithAClearErrorInsteadOfHa
 }
 
 }  // namespace
+}  // namespace hostile_http_test
 }  // namespace mcprt::native::test

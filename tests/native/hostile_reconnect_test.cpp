@@ -22,6 +22,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native::test {
+namespace hostile_reconnect_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -181,4 +182,5 @@ TEST_F(HostileCli, NeverAnsweringToolEndsWithATimeoutThatNamesTheServer) {
 }
 
 }  // namespace
+}  // namespace hostile_reconnect_test
 }  // namespace mcprt::native::test

@@ -22,6 +22,7 @@
 #include "mcprt/config.hpp"
 
 namespace mcprt {
+namespace hostile_repo_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -333,4 +334,5 @@ TEST_F(HostileRepo, TrustRunsTheProjectAnEditMakesOneEntryPendingAndUntrustMakes
 }
 
 }  // namespace
+}  // namespace hostile_repo_test
 }  // namespace mcprt

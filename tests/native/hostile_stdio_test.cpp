@@ -25,6 +25,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native::test {
+namespace hostile_stdio_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -248,4 +249,5 @@ TEST_F(HostileInput, Http_DeepSseEventFailsThatServerAloneNamingIt) {
 }
 
 }  // namespace
+}  // namespace hostile_stdio_test
 }  // namespace mcprt::native::test

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 namespace mcprt::native::test {
+namespace hostile_support_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::HasSubstr;
@@ -81,4 +82,5 @@ TEST(HostileSupport, RawHttpServerRecordsRequestsAndSendsRawBytes) {
 }
 
 }  // namespace
+}  // namespace hostile_support_test
 }  // namespace mcprt::native::test

@@ -26,6 +26,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native::test {
+namespace modern_wire_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -421,4 +422,5 @@ TEST_F(ModernSession, Http2026_MrtrAndHeaders) {
 }
 
 }  // namespace
+}  // namespace modern_wire_test
 }  // namespace mcprt::native::test

@@ -15,6 +15,7 @@
 #include "mcprt/native/file_system.hpp"
 
 namespace mcprt::native {
+namespace native_discovery_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -269,4 +270,5 @@ TEST(NativeDiscovery, EnvLookupSeesTheCurrentEnvironment) {
 }
 
 }  // namespace
+}  // namespace native_discovery_test
 }  // namespace mcprt::native

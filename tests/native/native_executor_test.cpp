@@ -10,6 +10,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native {
+namespace native_executor_test {  // this file's own names in a unity batch
 namespace {
 
 using test::kWaitLimit;
@@ -184,4 +185,5 @@ TEST(NativeExecutor, NowIsMonotonic) {
 }
 
 }  // namespace
+}  // namespace native_executor_test
 }  // namespace mcprt::native

@@ -17,6 +17,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native {
+namespace native_file_store_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -226,4 +227,5 @@ TEST(DefaultCacheDir, PrefersAbsoluteXdgCacheHome) {
 }
 
 }  // namespace
+}  // namespace native_file_store_test
 }  // namespace mcprt::native

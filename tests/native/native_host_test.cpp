@@ -16,6 +16,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt {
+namespace native_host_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -308,4 +309,5 @@ TEST_F(NativeHostTest, UserConfigPathIsTheConfigFileWhenOneIsGiven) {
 }
 
 }  // namespace
+}  // namespace native_host_test
 }  // namespace mcprt

@@ -37,6 +37,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native {
+namespace native_http_client_test {  // this file's own names in a unity batch
 namespace {
 
 using test::ChunkFeed;
@@ -1823,4 +1824,5 @@ TEST(ResponseHeadReader, ResetStartsANewResponse) {
 }
 
 }  // namespace
+}  // namespace native_http_client_test
 }  // namespace mcprt::native

@@ -30,6 +30,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native {
+namespace native_http_transport_test {  // this file's own names in a unity batch
 namespace {
 
 using test::BlockingSessionTest;
@@ -564,4 +565,5 @@ TEST_F(ServerEverythingHttp, LegacySseConnectsListsEchoesReportsProgressAndClose
 }
 
 }  // namespace
+}  // namespace native_http_transport_test
 }  // namespace mcprt::native

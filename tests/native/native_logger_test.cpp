@@ -6,6 +6,7 @@
 #include "mcprt/native/logger.hpp"
 
 namespace mcprt::native {
+namespace native_logger_test {  // this file's own names in a unity batch
 namespace {
 
 // Sets MCPRT_LOG_LEVEL for one test and restores the previous value.
@@ -87,4 +88,5 @@ TEST(SpdlogLogger, EveryLineIsRedacted) {
 }
 
 }  // namespace
+}  // namespace native_logger_test
 }  // namespace mcprt::native

@@ -20,6 +20,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native::test {
+namespace native_manager_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::ElementsAre;
@@ -183,4 +184,5 @@ TEST_F(NativeManager, DestroyingTheManagerWithWorkInFlightLeavesNoChildProcess) 
 }
 
 }  // namespace
+}  // namespace native_manager_test
 }  // namespace mcprt::native::test

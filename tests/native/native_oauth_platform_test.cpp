@@ -49,6 +49,7 @@
 extern char** environ;
 
 namespace mcprt::native {
+namespace native_oauth_platform_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -1111,6 +1112,7 @@ TEST(StartDetached, StartsAProgramFromPathAndNamesWhyOneCannotStart) {
 }
 
 }  // namespace
+}  // namespace native_oauth_platform_test
 
 namespace test {
 
@@ -1121,9 +1123,9 @@ int run_credential_lock_holder(int argc, char** argv) {
   if (argc < 3) return 2;
   NativeExecutor ex;
   NativeCredentialStore store(argv[0], ex);
-  std::optional<LockResult> got;
+  std::optional<native_oauth_platform_test::LockResult> got;
   store.lock(argv[1], Millis(std::strtoll(argv[2], nullptr, 10)),
-             [&](LockResult r) { got.emplace(std::move(r)); });
+             [&](native_oauth_platform_test::LockResult r) { got.emplace(std::move(r)); });
   ex.run_until([&] { return got.has_value(); }, kWaitLimit);
   if (!got || !got->ok()) {
     std::printf("error %s\n", got ? got->error().describe().c_str() : "no answer");

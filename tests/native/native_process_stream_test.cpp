@@ -15,6 +15,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native {
+namespace native_process_stream_test {  // this file's own names in a unity batch
 namespace {
 
 using test::CapturingLogger;
@@ -488,4 +489,5 @@ TEST(ResolveCommand, RelativePathWithSlashIsResolvedAgainstCwd) {
 }
 
 }  // namespace
+}  // namespace native_process_stream_test
 }  // namespace mcprt::native

@@ -14,6 +14,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt {
+namespace native_session_test {  // this file's own names in a unity batch
 namespace {
 
 namespace fs = std::filesystem;
@@ -135,4 +136,5 @@ TEST_F(NativeSession, Remove_RewritesTheConfigFileAndStopsTheServer) {
 }
 
 }  // namespace
+}  // namespace native_session_test
 }  // namespace mcprt

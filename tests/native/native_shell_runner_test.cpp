@@ -11,6 +11,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native {
+namespace native_shell_runner_test {  // this file's own names in a unity batch
 namespace {
 
 using test::poll_until;
@@ -105,4 +106,5 @@ TEST_F(ShellRunnerTest, DestroyingTheRunnerKillsCommandsAndDropsTheirCallbacks) 
 }
 
 }  // namespace
+}  // namespace native_shell_runner_test
 }  // namespace mcprt::native

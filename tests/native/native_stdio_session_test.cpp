@@ -19,6 +19,7 @@
 #include "native_test_support.hpp"
 
 namespace mcprt::native {
+namespace native_stdio_session_test {  // this file's own names in a unity batch
 namespace {
 
 using test::BlockingSessionTest;
@@ -349,4 +350,5 @@ TEST_F(StdioSession, ServerEverythingConnectsListsCallsEchoAndClosesInBoundedTim
 }
 
 }  // namespace
+}  // namespace native_stdio_session_test
 }  // namespace mcprt::native

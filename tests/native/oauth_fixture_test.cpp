@@ -30,6 +30,7 @@
 
 #include "oauth_fixture_process.hpp"
 
+namespace oauth_fixture_test {  // this file's own names in a unity batch
 namespace {
 
 using json = nlohmann::json;
@@ -985,3 +986,4 @@ TEST(OAuthFixture, TheLogHasARequestLineForEachRequestAndNoSecrets) {
 }
 
 }  // namespace
+}  // namespace oauth_fixture_test

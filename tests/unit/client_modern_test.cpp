@@ -16,6 +16,7 @@
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt {
+namespace client_modern_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::CapturingLogger;
@@ -774,4 +775,5 @@ TEST_F(ClientModernTest, Legacy_MalformedElicitation_IsInvalidParams) {
 }
 
 }  // namespace
+}  // namespace client_modern_test
 }  // namespace mcprt

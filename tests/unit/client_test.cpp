@@ -16,6 +16,7 @@
 #include "protocol/file_uri.hpp"
 
 namespace mcprt {
+namespace client_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::FakeServer;
@@ -670,4 +671,5 @@ TEST(ClientRoots, Basename_IgnoresTrailingSeparators) {
 }
 
 }  // namespace
+}  // namespace client_test
 }  // namespace mcprt

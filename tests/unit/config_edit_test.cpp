@@ -13,6 +13,7 @@
 #include "mcprt/testing/memory_file_system.hpp"
 
 namespace mcprt {
+namespace config_edit_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::HasSubstr;
@@ -247,4 +248,5 @@ TEST(ConfigEdit, ParseAddWords_SaysWhatIsWrong) {
 }
 
 }  // namespace
+}  // namespace config_edit_test
 }  // namespace mcprt

@@ -7,6 +7,7 @@
 #include "mcprt/config.hpp"
 
 namespace mcprt {
+namespace config_test {  // this file's own names in a unity batch
 namespace {
 
 ServerConfig parse_ok(const std::string& name, const json& entry) {
@@ -495,9 +496,11 @@ TEST(ConfigHash, DoesNotThrowOnInvalidUtf8) {
 }
 
 }  // namespace
+}  // namespace config_test
 }  // namespace mcprt
 
 namespace mcprt {
+namespace config_test {  // this file's own names in a unity batch
 namespace {
 
 // --- protocol and roots (SPEC §14, §3.4) -------------------------------------------------
@@ -543,4 +546,5 @@ TEST(ServerConfig_Roots, BadValuesAreErrors) {
 }
 
 }  // namespace
+}  // namespace config_test
 }  // namespace mcprt

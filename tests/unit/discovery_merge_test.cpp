@@ -12,6 +12,7 @@
 #include "mcprt/testing/memory_file_system.hpp"
 
 namespace mcprt {
+namespace discovery_merge_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::MemoryFileSystem;
@@ -345,4 +346,5 @@ TEST_F(DiscoveryMerge, ExaKeys_AreDeduplicated) {
 }
 
 }  // namespace
+}  // namespace discovery_merge_test
 }  // namespace mcprt

@@ -11,6 +11,7 @@
 #include "mcprt/testing/memory_file_system.hpp"
 
 namespace mcprt {
+namespace discovery_providers_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::MemoryFileSystem;
@@ -343,4 +344,5 @@ TEST_F(DiscoveryProviders, ExtraProvider_IsMergedByItsPriority) {
 }
 
 }  // namespace
+}  // namespace discovery_providers_test
 }  // namespace mcprt

@@ -13,6 +13,7 @@
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt {
+namespace discovery_substitution_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::CapturingLogger;
@@ -282,4 +283,5 @@ TEST(ConnectTime_Lifetime, DestroyingTheResolverCancelsPendingResolves) {
 }
 
 }  // namespace
+}  // namespace discovery_substitution_test
 }  // namespace mcprt

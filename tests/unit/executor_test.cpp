@@ -6,6 +6,7 @@
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt {
+namespace executor_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::ManualExecutor;
@@ -86,4 +87,5 @@ TEST(AbortSignal, DefaultNeverAborts) {
 }
 
 }  // namespace
+}  // namespace executor_test
 }  // namespace mcprt

@@ -8,6 +8,7 @@
 #include "mcprt/framing.hpp"
 
 namespace mcprt {
+namespace framing_test {  // this file's own names in a unity batch
 namespace {
 
 struct Collected {
@@ -142,4 +143,5 @@ TEST(NewlineFramer, DeliversManyLinesOfOneHugeChunkInOrder) {
 }
 
 }  // namespace
+}  // namespace framing_test
 }  // namespace mcprt

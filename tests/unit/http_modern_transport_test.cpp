@@ -18,6 +18,7 @@
 #include "protocol/http_common.hpp"
 
 namespace mcprt {
+namespace http_modern_transport_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::FakeHttpClient;
@@ -576,4 +577,5 @@ TEST_F(HttpModernTransportTest, McpHeadersAreStrippedOnAHopToAnotherOrigin) {
 }
 
 }  // namespace
+}  // namespace http_modern_transport_test
 }  // namespace mcprt

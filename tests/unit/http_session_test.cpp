@@ -15,6 +15,7 @@
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt {
+namespace http_session_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::FakeHttpClient;
@@ -317,4 +318,5 @@ TEST_F(HttpSessionTest, Session_CloseDeletesTheHttpSession) {
 }
 
 }  // namespace
+}  // namespace http_session_test
 }  // namespace mcprt

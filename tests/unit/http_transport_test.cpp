@@ -15,6 +15,7 @@
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt {
+namespace http_transport_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::FakeHttpClient;
@@ -1889,4 +1890,5 @@ TEST(HttpTransportFactory, RejectsAUrlThatIsNotHttp) {
 }
 
 }  // namespace
+}  // namespace http_transport_test
 }  // namespace mcprt

@@ -8,6 +8,7 @@
 #include "mcprt/url.hpp"
 
 namespace mcprt {
+namespace http_url_test {  // this file's own names in a unity batch
 namespace {
 
 TEST(Url, ParsesSchemeHostPortPathAndQuery) {
@@ -290,4 +291,5 @@ TEST(HttpClientSeam, CorsErrorIsATransportErrorThatNamesTheFix) {
 }
 
 }  // namespace
+}  // namespace http_url_test
 }  // namespace mcprt

@@ -10,6 +10,7 @@
 #include "mcprt/testing/memory_transport.hpp"
 
 namespace mcprt {
+namespace jsonrpc_message_test {  // this file's own names in a unity batch
 namespace {
 
 using detail::classify_message;
@@ -180,4 +181,5 @@ TEST(MemoryTransport, MemoryTransport_DestroyingAnEndClosesTheOtherAndSilencesIt
 }
 
 }  // namespace
+}  // namespace jsonrpc_message_test
 }  // namespace mcprt

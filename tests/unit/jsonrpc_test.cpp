@@ -15,6 +15,7 @@
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt {
+namespace jsonrpc_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::FakeServer;
@@ -622,4 +623,5 @@ TEST_F(PeerTest, Peer_ProgressNeedsObjectParams) {
 }
 
 }  // namespace
+}  // namespace jsonrpc_test
 }  // namespace mcprt

@@ -13,6 +13,7 @@
 #include "session_test_support.hpp"
 
 namespace mcprt {
+namespace loader_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::HasSubstr;
@@ -389,4 +390,5 @@ TEST_F(LoaderTrust, TrustAllProjectsConnectsProjectServersWithoutAsking) {
 }
 
 }  // namespace
+}  // namespace loader_test
 }  // namespace mcprt

@@ -10,6 +10,7 @@
 #include "mcprt/http_transport.hpp"
 
 namespace mcprt::testing {
+namespace manager_auth_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::ElementsAre;
@@ -384,4 +385,5 @@ TEST_F(ManagerAuth, DisconnectingANeedsAuthServerRemovesItsToolsAndLeavesADiscon
 }
 
 }  // namespace
+}  // namespace manager_auth_test
 }  // namespace mcprt::testing

@@ -8,6 +8,7 @@
 #include "manager_test_fixture.hpp"
 
 namespace mcprt::testing {
+namespace manager_calls_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::HasSubstr;
@@ -211,4 +212,5 @@ TEST_F(ManagerCalls, Outage_ReconnectOffStillFailsAtOnce) {
 }
 
 }  // namespace
+}  // namespace manager_calls_test
 }  // namespace mcprt::testing

@@ -13,6 +13,7 @@
 #include "mcprt/json_text.hpp"
 
 namespace mcprt::testing {
+namespace manager_eras_test {  // this file's own names in a unity batch
 namespace {
 
 json discover_result() {
@@ -154,4 +155,5 @@ TEST_F(ManagerEras, AStaleVerdictFails_ThenTheManagerProbesOnce_AndConnects) {
 }
 
 }  // namespace
+}  // namespace manager_eras_test
 }  // namespace mcprt::testing

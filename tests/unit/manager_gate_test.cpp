@@ -7,6 +7,7 @@
 #include "manager_test_fixture.hpp"
 
 namespace mcprt::testing {
+namespace manager_gate_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::ElementsAre;
@@ -431,4 +432,5 @@ TEST_F(ManagerGate, WaitForConnection_UnknownServerFailsClearly) {
 }
 
 }  // namespace
+}  // namespace manager_gate_test
 }  // namespace mcprt::testing

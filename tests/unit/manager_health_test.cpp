@@ -7,6 +7,7 @@
 #include "manager_test_fixture.hpp"
 
 namespace mcprt::testing {
+namespace manager_health_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::ElementsAre;
@@ -297,4 +298,5 @@ TEST_F(ManagerHealth, Status_EventsForReconnectingAndConnectedAgain) {
 }
 
 }  // namespace
+}  // namespace manager_health_test
 }  // namespace mcprt::testing

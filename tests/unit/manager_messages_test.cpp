@@ -8,6 +8,7 @@
 #include "mcprt/abort.hpp"
 
 namespace mcprt::testing {
+namespace manager_messages_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::ElementsAre;
@@ -137,4 +138,5 @@ TEST_F(ManagerMessages, OnMessage_FollowsAServerAcrossAReconnect) {
 }
 
 }  // namespace
+}  // namespace manager_messages_test
 }  // namespace mcprt::testing

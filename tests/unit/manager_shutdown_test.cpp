@@ -6,6 +6,7 @@
 #include "manager_test_fixture.hpp"
 
 namespace mcprt::testing {
+namespace manager_shutdown_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::ElementsAre;
@@ -297,4 +298,5 @@ TEST_F(ManagerShutdown, Destruction_WithEverythingInFlight_NoCallbackAfterwardsA
 }
 
 }  // namespace
+}  // namespace manager_shutdown_test
 }  // namespace mcprt::testing

@@ -11,6 +11,7 @@
 #include "session_test_support.hpp"
 
 namespace mcprt {
+namespace mcp_command_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::HasSubstr;
@@ -443,4 +444,5 @@ TEST_F(McpCommand, Auth_UnknownServerNoLoginHookAndUsage) {
 }
 
 }  // namespace
+}  // namespace mcp_command_test
 }  // namespace mcprt

@@ -9,6 +9,7 @@
 #include <string>
 
 namespace mcprt {
+namespace mcp_headers_test {  // this file's own names in a unity batch
 namespace {
 
 std::string value_of(const json& v) { return mcp_header_value(v).value_or("<none>"); }
@@ -363,4 +364,5 @@ TEST(ModernRequestHeaders, NameIsEncodedLikeAParameterValue) {
 }
 
 }  // namespace
+}  // namespace mcp_headers_test
 }  // namespace mcprt

@@ -7,6 +7,7 @@
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt {
+namespace memory_store_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::ManualExecutor;
@@ -99,4 +100,5 @@ TEST(MemoryStore, CompletionRunsAfterTheStoreIsDestroyed) {
 }
 
 }  // namespace
+}  // namespace memory_store_test
 }  // namespace mcprt

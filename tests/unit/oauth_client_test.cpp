@@ -8,6 +8,7 @@
 #include "oauth_test_support.hpp"
 
 namespace mcprt::testing {
+namespace oauth_client_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::ElementsAre;
@@ -653,4 +654,5 @@ TEST_F(OAuthTest, NoTokenSecretCodeOrVerifierInLogsOrErrors) {
 }
 
 }  // namespace
+}  // namespace oauth_client_test
 }  // namespace mcprt::testing

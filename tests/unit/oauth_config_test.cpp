@@ -7,6 +7,7 @@
 #include "mcprt/discovery.hpp"
 
 namespace mcprt {
+namespace oauth_config_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::HasSubstr;
@@ -138,4 +139,5 @@ TEST(OAuthConfig, SecretsComeFromTheEnvironment) {
 }
 
 }  // namespace
+}  // namespace oauth_config_test
 }  // namespace mcprt

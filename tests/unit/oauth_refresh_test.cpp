@@ -8,6 +8,7 @@
 #include "oauth_test_support.hpp"
 
 namespace mcprt::testing {
+namespace oauth_refresh_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::HasSubstr;
@@ -334,4 +335,5 @@ TEST_F(OAuthRefresh, ClientCredentials_SigningFailureIsAClearError) {
 }
 
 }  // namespace
+}  // namespace oauth_refresh_test
 }  // namespace mcprt::testing

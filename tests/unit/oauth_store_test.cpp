@@ -11,6 +11,7 @@
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt::testing {
+namespace oauth_store_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::HasSubstr;
@@ -153,4 +154,5 @@ TEST(RedirectFollowingAuthorizer, DestroyingTheFlowAbortsTheRequest) {
 }
 
 }  // namespace
+}  // namespace oauth_store_test
 }  // namespace mcprt::testing

@@ -8,6 +8,7 @@
 #include "oauth_test_support.hpp"
 
 namespace mcprt::testing {
+namespace oauth_transport_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::HasSubstr;
@@ -181,4 +182,5 @@ TEST_F(OAuthTransport, NotInteractive_TheHandshakeFailsWithNeedsAuth) {
 }
 
 }  // namespace
+}  // namespace oauth_transport_test
 }  // namespace mcprt::testing

@@ -7,6 +7,7 @@
 #include "mcprt/url.hpp"
 
 namespace mcprt::detail::oauth {
+namespace oauth_wire_test {  // this file's own names in a unity batch
 namespace {
 
 Url url(const char* text) { return *parse_http_url(text); }
@@ -135,4 +136,5 @@ TEST(OAuthWire, Scopes_SplitJoinUnion) {
 }
 
 }  // namespace
+}  // namespace oauth_wire_test
 }  // namespace mcprt::detail::oauth

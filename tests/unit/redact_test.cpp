@@ -7,6 +7,7 @@
 #include "mcprt/tools.hpp"
 
 namespace mcprt {
+namespace redact_test {  // this file's own names in a unity batch
 namespace {
 
 TEST(RedactUrl, MasksUserinfoAndSecretQueryValues) {
@@ -191,4 +192,5 @@ TEST(ErrorRedaction, TheModelNeverReadsASecretInAnMcpErrorResult) {
 }
 
 }  // namespace
+}  // namespace redact_test
 }  // namespace mcprt

@@ -5,6 +5,7 @@
 #include "mcprt/result.hpp"
 
 namespace mcprt {
+namespace result_test {  // this file's own names in a unity batch
 namespace {
 
 TEST(Result, HoldsValueOrError) {
@@ -26,4 +27,5 @@ TEST(Error, WireAndLocalErrorsDescribeThemselves) {
 }
 
 }  // namespace
+}  // namespace result_test
 }  // namespace mcprt

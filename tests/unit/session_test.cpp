@@ -14,6 +14,7 @@
 #include "session_test_support.hpp"
 
 namespace mcprt {
+namespace session_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::ManualExecutor;
@@ -236,4 +237,5 @@ TEST_F(Session, Session_BindingNullClearsTheMcpToolsOnly) {
 }
 
 }  // namespace
+}  // namespace session_test
 }  // namespace mcprt

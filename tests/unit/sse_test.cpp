@@ -9,6 +9,7 @@
 #include "mcprt/framing.hpp"
 
 namespace mcprt {
+namespace sse_test {  // this file's own names in a unity batch
 namespace {
 
 struct Ev {
@@ -18,7 +19,7 @@ struct Ev {
 };
 
 std::ostream& operator<<(std::ostream& os, const Ev& e) {
-  return os << "{event=" << e.event << " data=" << testing::PrintToString(e.data) << " id=" << e.id
+  return os << "{event=" << e.event << " data=" << ::testing::PrintToString(e.data) << " id=" << e.id
             << " has_id=" << e.has_id << "}";
 }
 
@@ -289,4 +290,5 @@ TEST(SseParser, RejectsAnOverLongLineWhateverTheChunking) {
 }
 
 }  // namespace
+}  // namespace sse_test
 }  // namespace mcprt

@@ -11,6 +11,7 @@
 #include "mcprt/testing/memory_byte_stream.hpp"
 
 namespace mcprt {
+namespace stdio_transport_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::ManualExecutor;
@@ -376,4 +377,5 @@ TEST_F(StdioTransportTest, CloseBeforeStartReportsClosedAfterStart) {
 }
 
 }  // namespace
+}  // namespace stdio_transport_test
 }  // namespace mcprt

@@ -11,6 +11,7 @@
 #include "mcprt/tool_cache.hpp"
 
 namespace mcprt {
+namespace tool_cache_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::CapturingLogger;
@@ -275,4 +276,5 @@ TEST(ToolCacheKey, IsPrefixedAndFileNameSafe) {
 }
 
 }  // namespace
+}  // namespace tool_cache_test
 }  // namespace mcprt

@@ -5,6 +5,7 @@
 #include "mcprt/tool_names.hpp"
 
 namespace mcprt {
+namespace tool_names_test {  // this file's own names in a unity batch
 namespace {
 
 TEST(ToolNames, PlainNameKeepsAllowedCharactersAndDigits) {
@@ -164,4 +165,5 @@ TEST(ToolNames, ServersForToolNameFindsTheServerOfANameCutWithAHash) {
 }
 
 }  // namespace
+}  // namespace tool_names_test
 }  // namespace mcprt

@@ -5,6 +5,7 @@
 #include "mcprt/tools.hpp"
 
 namespace mcprt {
+namespace tool_render_test {  // this file's own names in a unity batch
 namespace {
 
 json text_block(const std::string& t) { return {{"type", "text"}, {"text", t}}; }
@@ -166,4 +167,5 @@ TEST(ToolRender, McpErrorResultHasPrefixAndIsError) {
 }
 
 }  // namespace
+}  // namespace tool_render_test
 }  // namespace mcprt

@@ -14,6 +14,7 @@
 #include "manager_test_fixture.hpp"
 
 namespace mcprt::testing {
+namespace tool_set_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::ElementsAre;
@@ -232,4 +233,5 @@ TEST_F(ManagerToolSet, DestroyingTheManagerFiresNoToolsChangedEvent) {
 }
 
 }  // namespace
+}  // namespace tool_set_test
 }  // namespace mcprt::testing

@@ -11,6 +11,7 @@
 #include "mcprt/tools.hpp"
 
 namespace mcprt {
+namespace tools_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::ManualExecutor;
@@ -639,4 +640,5 @@ TEST_F(ToolFixture, Deferred_ProgressReachesTheCallerAfterTheWait) {
 }
 
 }  // namespace
+}  // namespace tools_test
 }  // namespace mcprt

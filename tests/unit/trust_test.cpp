@@ -14,6 +14,7 @@
 #include "mcprt/testing/memory_file_system.hpp"
 
 namespace mcprt {
+namespace trust_test {  // this file's own names in a unity batch
 namespace {
 
 using ::testing::ElementsAre;
@@ -362,4 +363,5 @@ TEST(TrustStoreFile, RecordedTrustIsWhatDiscoveryReads) {
 }
 
 }  // namespace
+}  // namespace trust_test
 }  // namespace mcprt

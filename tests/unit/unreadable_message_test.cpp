@@ -18,6 +18,7 @@
 #include "mcprt/testing/memory_byte_stream.hpp"
 
 namespace mcprt {
+namespace unreadable_message_test {  // this file's own names in a unity batch
 namespace {
 
 using testing::CapturingLogger;
@@ -215,4 +216,5 @@ TEST_F(UnreadableMessage, ANonJsonLineNamingAPendingIdFailsThatRequestToo) {
 }
 
 }  // namespace
+}  // namespace unreadable_message_test
 }  // namespace mcprt

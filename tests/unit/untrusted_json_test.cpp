@@ -11,6 +11,7 @@
 #include "framing/utf8.hpp"
 
 namespace mcprt {
+namespace untrusted_json_test {  // this file's own names in a unity batch
 namespace {
 
 using detail::JsonLimits;
@@ -181,4 +182,5 @@ TEST(ShallowScan, FindsNothingInWhatIsNotAnObject) {
 }
 
 }  // namespace
+}  // namespace untrusted_json_test
 }  // namespace mcprt

@@ -15,6 +15,33 @@ namespace {
 // message (the full tail stays available through diagnostics()).
 constexpr std::size_t kLoggedLineBytes = 200;
 constexpr std::size_t kStderrInMessageBytes = 4096;
+// The serialization buffer keeps at most this much capacity between messages.
+constexpr std::size_t kKeptLineCapacity = 64 * 1024;
+
+// Serializes a message into one line ("...\n"). `message.dump()` built a new serializer each
+// time (its output adapter and its 512-byte indent string are two allocations) and grew a
+// new string from nothing (three or four more for a small request); this one serializer
+// and buffer per thread are reused, so a line costs the one allocation of its copy.
+// `replace`: a string with invalid UTF-8 must not make the dump throw.
+class LineWriter {
+ public:
+  LineWriter()
+      : writer_(std::make_shared<nlohmann::detail::output_string_adapter<char, std::string>>(buf_),
+                ' ', json::error_handler_t::replace) {}
+
+  std::string line(const json& message) {
+    buf_.clear();
+    writer_.dump(message, /*pretty_print=*/false, /*ensure_ascii=*/false, /*indent_step=*/0);
+    buf_.push_back('\n');
+    std::string out(buf_);
+    if (buf_.capacity() > kKeptLineCapacity) std::string().swap(buf_);
+    return out;
+  }
+
+ private:
+  std::string buf_;  // before writer_, which writes into it
+  nlohmann::detail::serializer<json> writer_;
+};
 
 std::string stdio_server_prefix(const std::string& name) {
   if (name.empty()) return {};
@@ -87,10 +114,8 @@ class StdioTransport final : public Transport {
     if (st.phase == Phase::closing || st.phase == Phase::closed || !st.stream) {
       return Error::make(ErrorCode::closed, st.prefix + "connection is closed");
     }
-    // replace: a string with invalid UTF-8 must not make dump() throw.
-    std::string line = message.dump(-1, ' ', false, json::error_handler_t::replace);
-    line.push_back('\n');
-    Status s = st.stream->write(std::move(line));
+    thread_local LineWriter writer;
+    Status s = st.stream->write(writer.line(message));
     if (!s) {
       Error e = s.error();
       e.message = st.prefix + e.message;

@@ -2,7 +2,10 @@
 // NativeExecutor: the native Executor, an asio io_context owned by the executor.
 //
 // Implements:
-//  [x] Executor::post — thread-safe, from any thread (platform threads hand results here)
+//  [x] Executor::post — thread-safe, from any thread (platform threads hand results here).
+//      One FIFO for all posts; a closure posted while a pump runs an asio handler runs
+//      right after that handler, before the pump waits for I/O again (no reactor poll in
+//      between: a response's completion costs no extra epoll_wait)
 //  [x] Executor::post_after / cancel_timer — asio steady_timer; also safe from other
 //      threads (stronger than the seam asks), but the callback always runs on the loop
 //  [x] Executor::now — std::chrono::steady_clock

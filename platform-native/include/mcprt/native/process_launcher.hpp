@@ -14,9 +14,12 @@
 //      (a leaked stdin write end would stop "close stdin" from ever reaching EOF)
 //  [x] the child starts with default SIGPIPE and an empty signal mask, whatever the host
 //      did (this launcher ignores SIGPIPE in the host, see below)
-//  [x] stdout read asynchronously, handed to on_data in order on the loop
-//  [x] writes queued and written asynchronously (partial writes handled; a full pipe never
-//      blocks the loop or other servers)
+//  [x] stdout read asynchronously, handed to on_data in order on the loop; after a read
+//      shorter than the buffer (the pipe is drained) the next read waits for epoll's next
+//      edge instead of trying read(2) at once (no read that only returns EAGAIN)
+//  [x] writes go out at once from write() when nothing is queued (one write(2), no async
+//      operation); what the pipe does not take is queued and written asynchronously
+//      (partial writes handled; a full pipe never blocks the loop or other servers)
 //  [x] stderr drained continuously into a ring buffer (last 64 KiB, diagnostics_tail) and
 //      forwarded to the logger at debug level, line by line, lines capped
 //  [x] exit detection by pidfd (Linux ≥ 5.3; a 25 ms waitid poll otherwise): child exit
