@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <limits>
 #include <optional>
 #include <random>
 #include <utility>
@@ -207,6 +208,11 @@ struct HttpFrontEnd::Exchange {
   std::map<std::string, json> pending;  // id key → id, requests not answered yet
   bool closed = false;               // the session ended: send what is there and stop
   std::uint64_t next_event_id = 1;
+  // A stream_answer provider waits on data_cv_ for this exchange's messages (set under
+  // mutex_ before its first wait). Until then a message needs no wake-up: an answer made
+  // while its POST is handled would otherwise wake every waiting stream, an open GET
+  // stream's included, once per call.
+  bool waited = false;
 };
 
 struct HttpFrontEnd::Session {
@@ -251,6 +257,10 @@ HttpFrontEnd::HttpFrontEnd(HttpFrontOptions options)
   svr.new_task_queue = [] { return new httplib::ThreadPool(kWorkerThreads); };
   svr.set_payload_max_length(kMaxBodyBytes);
   svr.set_keep_alive_timeout(2);  // bounds how long stop() waits for idle connections
+  // httplib closes a kept-alive connection after 5 requests by default: a client making
+  // calls one after another would then open a connection every 5 calls and leave a
+  // TIME-WAIT socket behind each time. Idle connections still close after the timeout.
+  svr.set_keep_alive_max_count(std::numeric_limits<std::size_t>::max());
   // Replies go out as several small writes (chunked provider): without TCP_NODELAY a
   // reused connection stalls ~40 ms per call on Nagle + delayed ACK.
   svr.set_tcp_nodelay(true);
@@ -473,7 +483,7 @@ void HttpFrontEnd::on_post(const httplib::Request& req, httplib::Response& res) 
         if (ex->pending.erase(key) > 0) session->inflight.erase(key);
       }
     }
-    data_cv_.notify_all();
+    if (ex->waited) data_cv_.notify_all();
   };
   bool progress = false;
   for (const auto& m : messages) {
@@ -640,7 +650,7 @@ void HttpFrontEnd::on_modern_post(const httplib::Request& req, httplib::Response
     if (is_response(m)) {
       if (auto rid = m.find("id"); rid != m.end()) ex->pending.erase(id_key(*rid));
     }
-    data_cv_.notify_all();
+    if (ex->waited) data_cv_.notify_all();
   };
   // drop_listen: the stream ends without a result.
   DemoServer::Close close = [this, weak = std::weak_ptr<Exchange>(ex)] {
@@ -708,6 +718,7 @@ void HttpFrontEnd::stream_answer(httplib::Response& res, const std::shared_ptr<E
         sink.done();
         return true;
       }
+      ex->waited = true;
       data_cv_.wait_for(lock, kDisconnectCheck);
       lock.unlock();
       const bool connected = sink.is_writable();

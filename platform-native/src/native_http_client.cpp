@@ -16,22 +16,31 @@
 //    flush_posted_ and paused_: the I/O thread and the executor thread meet there.
 //    `aborted_` is atomic (the I/O thread reads it to stop early; the deliveries re-check
 //    it on the executor thread, which is what makes "no callback after abort()" hold).
-//  - Hub::mutex_ guards the command queue and the multi pointer: the loop thread (send,
-//    abort, body delivered) talks to the I/O thread only by queueing a command and waking
-//    curl_multi_poll with curl_multi_wakeup (thread-safe by libcurl's contract).
-//  - Everything else of libcurl (the multi, every easy handle once started) is touched by
-//    the I/O thread only.
+//  - Hub::mutex_ guards the command queue: the loop thread (send, abort, body delivered)
+//    talks to the I/O thread only by queueing a command and writing to the eventfd the
+//    I/O thread's epoll_wait watches.
+//  - Everything else of libcurl (the multi, every easy handle once started), the
+//    SocketWatcher's table and Impl's transfer state belong to whoever owns them
+//    (Impl::owner, under owner_mutex): the I/O thread, except while it sleeps in
+//    epoll_wait; then the loop thread may take them to start a request itself
+//    (Impl::start_directly), and the I/O thread waits for them back when it wakes. After
+//    the I/O thread is gone, the destructor.
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <mutex>
 #include <optional>
 #include <system_error>
@@ -144,18 +153,33 @@ struct Command {
 };
 
 // The mailbox between the loop thread and the I/O thread; shared with every request so a
-// handle that outlives the client can still call abort() safely.
+// handle that outlives the client can still call abort() safely. The I/O thread sleeps in
+// epoll_wait; `wake_fd` (an eventfd in its set) wakes it.
 class Hub {
  public:
-  explicit Hub(CURLM* multi) : multi_(multi) {}
+  explicit Hub(int wake_fd) : wake_fd_(wake_fd) {}
 
   // Queues a command and wakes the I/O thread. False once the client shuts down.
   bool push(Command command) {
     std::lock_guard lock(mutex_);
-    if (stopping_ || multi_ == nullptr) return false;
+    if (stopping_ || wake_fd_ < 0) return false;
+    // Commands already queued have woken the I/O thread, which has not taken them yet.
+    const bool wake = commands_.empty();
     commands_.push_back(std::move(command));
-    curl_multi_wakeup(multi_);
+    if (wake) signal();
     return true;
+  }
+
+  // Nothing queued and not shutting down: the loop thread may start a request itself.
+  bool idle() {
+    std::lock_guard lock(mutex_);
+    return commands_.empty() && !stopping_ && wake_fd_ >= 0;
+  }
+
+  // Wakes the I/O thread without a command (its sleep ends earlier than planned).
+  void wake() {
+    std::lock_guard lock(mutex_);
+    if (wake_fd_ >= 0) signal();
   }
 
   // The I/O thread takes what is queued; `stopping` says whether to wind down.
@@ -168,23 +192,123 @@ class Hub {
   void stop() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    if (multi_ != nullptr) curl_multi_wakeup(multi_);
+    if (wake_fd_ >= 0) signal();
   }
 
-  // After the I/O thread is gone: nobody may wake the multi any more.
-  CURLM* detach_multi() {
+  // After the I/O thread is gone: nobody may wake it any more; the caller closes the fd.
+  int detach_wake_fd() {
     std::lock_guard lock(mutex_);
     stopping_ = true;
-    return std::exchange(multi_, nullptr);
+    return std::exchange(wake_fd_, -1);
   }
 
   std::atomic<std::size_t> in_flight{0};
 
  private:
+  void signal() {
+    const std::uint64_t one = 1;
+    // Cannot fail short of a counter overflow (2^64 - 1 wake-ups unread).
+    [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  }
+
   std::mutex mutex_;
-  CURLM* multi_;
+  int wake_fd_;
   bool stopping_ = false;
   std::vector<Command> commands_;
+};
+
+// The I/O thread's epoll set: libcurl says which sockets it waits for (CURLMOPT_SOCKETFUNCTION)
+// and the thread tells libcurl which ones are ready (curl_multi_socket_action), so a
+// transfer is only looked at when its socket moved, and an idle SSE stream costs nothing
+// per request. The sockets of connections (opened and closed through libcurl's socket
+// callbacks, so their numbers are known to be fresh or gone) stay in the set when libcurl
+// stops watching them: a connection goes back to the cache after every request and is
+// watched again by the next, and re-registering it each time would cost two epoll_ctl per
+// request. If one of them stirs while unwatched (the server closed an idle connection), it
+// is taken out then. Other sockets (the DNS resolver's) are added and removed as told.
+// I/O thread only, and the closing thread at shutdown once the I/O thread is gone.
+class SocketWatcher {
+ public:
+  explicit SocketWatcher(int epoll_fd) : epoll_fd_(epoll_fd) {}
+
+  // CURLMOPT_SOCKETFUNCTION.
+  static int on_socket(CURL*, curl_socket_t s, int what, void* self, void*) {
+    static_cast<SocketWatcher*>(self)->watch(s, what);
+    return 0;
+  }
+  // CURLOPT_CLOSESOCKETFUNCTION (the connections opened by Transfer::on_open_socket).
+  static int on_close_socket(void* self, curl_socket_t s) {
+    static_cast<SocketWatcher*>(self)->forget(s);
+    return ::close(s);
+  }
+
+  // A socket just opened (its number may have been another socket's).
+  void opened(curl_socket_t s) {
+    forget(s);
+    sockets_[s].connection = true;
+  }
+
+  // An event from epoll for `s`: libcurl's readiness bits, or 0 when nobody waits for
+  // this socket (it is then taken out of the set).
+  int ready(curl_socket_t s, std::uint32_t events) {
+    auto it = sockets_.find(s);
+    if (it == sockets_.end() || it->second.want == 0) {
+      ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, s, nullptr);
+      if (it != sockets_.end()) it->second.registered = 0;
+      return 0;
+    }
+    int bits = 0;
+    if ((events & EPOLLIN) != 0) bits |= CURL_CSELECT_IN;
+    if ((events & EPOLLOUT) != 0) bits |= CURL_CSELECT_OUT;
+    if ((events & (EPOLLERR | EPOLLHUP)) != 0) bits |= CURL_CSELECT_ERR;
+    return bits;
+  }
+
+ private:
+  struct Entry {
+    std::uint32_t want = 0;        // what libcurl waits for (EPOLLIN / EPOLLOUT)
+    std::uint32_t registered = 0;  // what the epoll set holds for it (0 = not in it)
+    bool connection = false;       // opened and closed through the callbacks
+  };
+
+  void watch(curl_socket_t s, int what) {
+    auto it = sockets_.find(s);
+    if (what == CURL_POLL_REMOVE) {
+      if (it == sockets_.end()) return;
+      it->second.want = 0;
+      if (!it->second.connection) {
+        if (it->second.registered != 0) ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, s, nullptr);
+        sockets_.erase(it);
+      }
+      return;
+    }
+    if (it == sockets_.end()) it = sockets_.emplace(s, Entry{}).first;
+    Entry& e = it->second;
+    e.want = 0;
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) e.want |= EPOLLIN;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) e.want |= EPOLLOUT;
+    if (e.registered == e.want) return;
+    epoll_event ev{};
+    ev.events = e.want;
+    ev.data.fd = s;
+    int op = e.registered == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+    if (::epoll_ctl(epoll_fd_, op, s, &ev) != 0) {
+      // The table was out of date (a socket closed behind libcurl's callbacks and its
+      // number reused): the other operation then.
+      op = errno == ENOENT ? EPOLL_CTL_ADD : errno == EEXIST ? EPOLL_CTL_MOD : -1;
+      if (op < 0 || ::epoll_ctl(epoll_fd_, op, s, &ev) != 0) {
+        e.registered = 0;
+        return;
+      }
+    }
+    e.registered = e.want;
+  }
+
+  // `s` is closed (or about to be): the kernel drops a closed socket from the set itself.
+  void forget(curl_socket_t s) { sockets_.erase(s); }
+
+  const int epoll_fd_;
+  std::unordered_map<curl_socket_t, Entry> sockets_;
 };
 
 // One request, shared by its handle, its Transfer and the closures posted to the executor.
@@ -276,15 +400,21 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   }
 
   // The final head arrived: post it. False when the deadline or an abort got there first
-  // (the transfer then stops).
+  // (the transfer then stops). A head announcing a small body (Content-Length up to
+  // kHeldBodyBytes) waits for that body and goes with it: the server computed the body
+  // before it could send its length, so it is on its way, and the loop wakes once per
+  // answer instead of twice when the server writes head and body apart. The transfer's
+  // end (or failure) posts whatever is held.
   bool post_head(HttpResponseHead head) {
+    const std::size_t hold = held_body_bytes(head);
     bool post = false;
     {
       std::lock_guard lock(mutex_);
       if (aborted() || timed_out_) return false;
       head_seen_ = true;
       pending_head_ = std::move(head);
-      post = !std::exchange(flush_posted_, true);
+      hold_until_ = hold;
+      if (hold == 0) post = !std::exchange(flush_posted_, true);
     }
     if (post) post_flush();
     return true;
@@ -301,6 +431,8 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
         return Push::pause;
       }
       body_.append(data, size);
+      if (hold_until_ > 0 && body_.size() < hold_until_) return Push::accepted;
+      hold_until_ = 0;
       post = !std::exchange(flush_posted_, true);
     }
     if (post) post_flush();
@@ -311,6 +443,7 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
     bool post = false;
     {
       std::lock_guard lock(mutex_);
+      hold_until_ = 0;
       pending_status_ = std::move(status);
       post = !std::exchange(flush_posted_, true);
     }
@@ -334,6 +467,19 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   void cancel_deadline() {
     if (deadline_ != kNoTimer) executor_.cancel_timer(deadline_);
     deadline_ = kNoTimer;
+  }
+
+  static constexpr std::size_t kHeldBodyBytes = 64 * 1024;
+  // The body bytes to wait for before the head is posted (0: post it at once).
+  static std::size_t held_body_bytes(const HttpResponseHead& head) {
+    const std::string* length = head.headers.find("Content-Length");
+    if (length == nullptr || length->empty() || length->size() > 5) return 0;
+    std::size_t n = 0;
+    for (char c : *length) {
+      if (c < '0' || c > '9') return 0;
+      n = n * 10 + static_cast<std::size_t>(c - '0');
+    }
+    return n <= kHeldBodyBytes ? n : 0;
   }
 
   void post_flush() {
@@ -378,6 +524,7 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   std::optional<Status> pending_status_;
   bool flush_posted_ = false;
   bool paused_ = false;  // the transfer is paused until the next flush
+  std::size_t hold_until_ = 0;  // the head waits until the body has this many bytes
 };
 
 class NativeRequestHandle final : public HttpRequestHandle {
@@ -393,9 +540,11 @@ class NativeRequestHandle final : public HttpRequestHandle {
 // The I/O-thread side of one request: its easy handle, across redirect hops.
 class Transfer {
  public:
-  Transfer(std::shared_ptr<RequestState> state, const NativeHttpClientOptions& options)
+  Transfer(std::shared_ptr<RequestState> state, const NativeHttpClientOptions& options,
+           SocketWatcher& watcher)
       : state_(std::move(state)),
         options_(options),
+        watcher_(watcher),
         url_(state_->request().url),
         parsed_(state_->url()),
         follow_(state_->request().follow_redirects && state_->request().method == "GET"),
@@ -543,7 +692,10 @@ class Transfer {
     auto* t = static_cast<Transfer*>(self);
     t->socket_opened_ = true;
     if (t->doomed_) return CURL_SOCKET_BAD;  // aborted while resolving: stop here
-    return ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    const curl_socket_t s =
+        ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    if (s != CURL_SOCKET_BAD) t->watcher_.opened(s);
+    return s;
   }
 
  private:
@@ -565,7 +717,14 @@ class Transfer {
     set(CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
     set(CURLOPT_FOLLOWLOCATION, 0L);  // hops are followed here (caps, https→http, final_url)
     set(CURLOPT_PATH_AS_IS, 1L);
-    set(CURLOPT_PROXY, "");  // "" = no proxy, whatever the environment says
+    // No CURLOPT_PROXY: libcurl takes the proxy from the environment as curl(1) does
+    // (http_proxy, lowercase only; https_proxy/HTTPS_PROXY; all_proxy/ALL_PROXY;
+    // no_proxy/NO_PROXY). The request's own headers never go into a CONNECT request
+    // (CURLHEADER_SEPARATE), so an https origin's credentials stay inside the tunnel; a
+    // proxy's credentials come only from the userinfo of its own URL.
+    set(CURLOPT_HEADEROPT, static_cast<long>(CURLHEADER_SEPARATE));
+    // The proxy's answer to CONNECT is not the origin's head: never fed to the head reader.
+    set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
     set(CURLOPT_ERRORBUFFER, error_buffer_);
     set(CURLOPT_HEADERFUNCTION, &Transfer::on_header);
     set(CURLOPT_HEADERDATA, static_cast<void*>(this));
@@ -575,6 +734,8 @@ class Transfer {
     set(CURLOPT_RESOLVER_START_DATA, static_cast<void*>(this));
     set(CURLOPT_OPENSOCKETFUNCTION, &Transfer::on_open_socket);
     set(CURLOPT_OPENSOCKETDATA, static_cast<void*>(this));
+    set(CURLOPT_CLOSESOCKETFUNCTION, &SocketWatcher::on_close_socket);
+    set(CURLOPT_CLOSESOCKETDATA, static_cast<void*>(&watcher_));
     set(CURLOPT_CONNECTTIMEOUT_MS,
         static_cast<long>(connect_timeout_ms()) + kCurlConnectBackstopMs);
     set(CURLOPT_TCP_KEEPALIVE, 1L);  // idle SSE streams: notice a peer that vanished
@@ -761,13 +922,24 @@ class Transfer {
     }
     const std::string curl_said = error_buffer_[0] != '\0' ? std::string(error_buffer_) : curl_easy_strerror(code);
     std::string what;
-    switch (code) {
+    // A proxy that answered CONNECT with anything but 2xx (libcurl 7.88 reports it as a
+    // receive error or a failed connect; only its text says which).
+    const bool tunnel_refused = curl_said.rfind("CONNECT tunnel failed", 0) == 0;
+    switch (tunnel_refused ? CURLE_PROXY : code) {
+      case CURLE_PROXY:
+        what = "the proxy refused to open a tunnel to " + parsed_.host + ":" +
+               std::to_string(parsed_.port) + " (" + curl_said + ")";
+        break;
       case CURLE_OK:  // finished without a final head: a connection closed mid-head
       case CURLE_GOT_NOTHING:
         what = "the server closed the connection without answering";
         break;
       case CURLE_COULDNT_RESOLVE_HOST:
         what = "could not resolve host \"" + parsed_.host + "\"";
+        break;
+      case CURLE_COULDNT_RESOLVE_PROXY:
+        what = "could not resolve the proxy's host (the proxy comes from the environment: " +
+               curl_said + ")";
         break;
       case CURLE_COULDNT_CONNECT:
         what = "could not connect (" + (os_reason.empty() ? std::string("refused or unreachable") : os_reason) + ")";
@@ -825,6 +997,7 @@ class Transfer {
 
   const std::shared_ptr<RequestState> state_;
   const NativeHttpClientOptions& options_;
+  SocketWatcher& watcher_;
   CURL* easy_ = nullptr;
   curl_slist* headers_ = nullptr;
   std::string url_;       // this hop's URL as the core wrote it (final_url)
@@ -865,6 +1038,10 @@ struct NativeHttpClient::Impl {
   CURLM* multi = nullptr;
   std::shared_ptr<Hub> hub;
   std::optional<Error> init_error;  // reported by every send()
+  int epoll_fd = -1;
+  int wake_fd = -1;  // owned by the hub once it exists
+  int wake_fd_in_set = -1;  // its number, for the I/O thread to recognise
+  std::unique_ptr<SocketWatcher> watcher;
 
   std::mutex thread_mutex;
   std::thread io_thread;
@@ -873,18 +1050,65 @@ struct NativeHttpClient::Impl {
   // I/O thread only.
   std::unordered_map<RequestState*, std::unique_ptr<Transfer>> transfers;
   long cache_bound = -1;  // CURLMOPT_MAXCONNECTS as last set
+  // libcurl's timeout (CURLMOPT_TIMERFUNCTION): when to call it with CURL_SOCKET_TIMEOUT.
+  std::optional<SteadyClock::time_point> curl_due;
+
+  // Who may touch libcurl and the state above ("I/O thread only") right now. The I/O
+  // thread owns it except while it sleeps in epoll_wait (parked); then the loop thread may
+  // take it to start a request itself (start_directly): the request goes out at once,
+  // without waking the I/O thread, which only wakes for the answer. One hop instead of two.
+  enum class Owner { io, parked, loop };
+  std::mutex owner_mutex;
+  std::condition_variable owner_changed;
+  Owner owner = Owner::io;
+  SteadyClock::time_point parked_until;  // when the parked I/O thread wakes by itself
+
+  void own_as_io() {
+    std::unique_lock lock(owner_mutex);
+    owner_changed.wait(lock, [this] { return owner != Owner::loop; });
+    owner = Owner::io;
+  }
+
+  static int on_timer(CURLM*, long timeout_ms, void* self) {
+    auto* impl = static_cast<Impl*>(self);
+    if (timeout_ms < 0) {
+      impl->curl_due.reset();
+    } else {
+      impl->curl_due = SteadyClock::now() + std::chrono::milliseconds(timeout_ms);
+    }
+    return 0;
+  }
 
   std::optional<Error> init() {
     if (!curl_ready()) {
       return Error::make(ErrorCode::transport, "libcurl could not be initialised");
     }
+    epoll_fd = ::epoll_create1(EPOLL_CLOEXEC);
+    wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (epoll_fd < 0 || wake_fd < 0) {
+      return Error::make(ErrorCode::transport,
+                         "could not set up the HTTP client's poller: " +
+                             std::error_code(errno, std::system_category()).message());
+    }
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = wake_fd;
+    if (::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &ev) != 0) {
+      return Error::make(ErrorCode::transport, "could not set up the HTTP client's poller");
+    }
+    watcher = std::make_unique<SocketWatcher>(epoll_fd);
     multi = curl_multi_init();
     if (multi == nullptr) return Error::make(ErrorCode::transport, "curl_multi_init failed");
+    curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, &SocketWatcher::on_socket);
+    curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, static_cast<void*>(watcher.get()));
+    curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, &Impl::on_timer);
+    curl_multi_setopt(multi, CURLMOPT_TIMERDATA, static_cast<void*>(this));
     curl_multi_setopt(multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_NOTHING));
     curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
                       static_cast<long>(options.max_connections));
     update_cache_bound();
-    hub = std::make_shared<Hub>(multi);
+    wake_fd_in_set = wake_fd;
+    hub = std::make_shared<Hub>(std::exchange(wake_fd, -1));
     return std::nullopt;
   }
 
@@ -908,38 +1132,62 @@ struct NativeHttpClient::Impl {
       if (io_thread.joinable()) io_thread.join();
       thread_alive = false;
     }
-    if (hub) {
-      if (CURLM* m = hub->detach_multi()) curl_multi_cleanup(m);
-    } else if (multi != nullptr) {
-      curl_multi_cleanup(multi);
-    }
+    // Cleaning up the multi closes the cached connections (through the watcher).
+    if (multi != nullptr) curl_multi_cleanup(multi);
     multi = nullptr;
+    if (hub) {
+      if (const int fd = hub->detach_wake_fd(); fd >= 0) ::close(fd);
+    }
+    if (wake_fd >= 0) ::close(std::exchange(wake_fd, -1));
+    if (epoll_fd >= 0) ::close(std::exchange(epoll_fd, -1));
   }
 
   // --- I/O thread ---------------------------------------------------------------------
 
   void io_main() {
     block_sigpipe_on_this_thread();
+    constexpr int kMaxEvents = 32;
+    epoll_event events[kMaxEvents];
     for (;;) {
+      own_as_io();
       bool stopping = false;
       for (Command& command : hub->take(stopping)) run_command(command, stopping);
       if (stopping) break;
 
       update_cache_bound();
-      int running = 0;
-      curl_multi_perform(multi, &running);
+      run_curl_timeouts();
       collect_finished();
       reap_doomed();
       const SteadyClock::time_point now = SteadyClock::now();
       SteadyClock::time_point next_check = SteadyClock::time_point::max();
       check_stalls(now, next_check);
+      if (curl_due) next_check = std::min(next_check, *curl_due);
 
       int wait_ms = kIdlePollMs;
       if (next_check != SteadyClock::time_point::max()) {
         const auto until = std::chrono::ceil<std::chrono::milliseconds>(next_check - now).count();
         wait_ms = static_cast<int>(std::clamp<std::int64_t>(until, 0, kIdlePollMs));
       }
-      curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);  // libcurl's own timers cap it too
+      {
+        std::lock_guard lock(owner_mutex);
+        owner = Owner::parked;
+        parked_until = now + std::chrono::milliseconds(wait_ms);
+      }
+      const int n = ::epoll_wait(epoll_fd, events, kMaxEvents, wait_ms);
+      own_as_io();
+      for (int i = 0; i < n; ++i) {
+        const int fd = events[i].data.fd;
+        if (fd == wake_fd_in_set) {
+          std::uint64_t count = 0;
+          [[maybe_unused]] const ssize_t r = ::read(fd, &count, sizeof count);
+          continue;
+        }
+        if (const int bits = watcher->ready(fd, events[i].events); bits != 0) {
+          int running = 0;
+          curl_multi_socket_action(multi, fd, bits, &running);
+        }
+      }
+      collect_finished();
     }
     // Winding down: every transfer stops here; requests nobody aborted hear why. A removal
     // during a DNS lookup waits for it (no resolver thread outlives the client).
@@ -951,6 +1199,49 @@ struct NativeHttpClient::Impl {
     }
     hub->in_flight -= transfers.size();
     transfers.clear();
+  }
+
+  // The loop thread starts `command` itself when the I/O thread is parked with nothing
+  // queued (else false: queue it). It does what one turn of the I/O loop does, then parks
+  // the ownership again and wakes the I/O thread if something is due before its sleep ends.
+  bool start_directly(Command& command) {
+    {
+      std::lock_guard lock(owner_mutex);
+      if (owner != Owner::parked || !hub->idle()) return false;
+      owner = Owner::loop;
+    }
+    run_command(command, false);
+    update_cache_bound();
+    run_curl_timeouts();
+    collect_finished();
+    reap_doomed();
+    const SteadyClock::time_point now = SteadyClock::now();
+    SteadyClock::time_point next_check = SteadyClock::time_point::max();
+    check_stalls(now, next_check);
+    if (curl_due) next_check = std::min(next_check, *curl_due);
+    bool wake = false;
+    {
+      std::lock_guard lock(owner_mutex);
+      owner = Owner::parked;
+      // Woken only when the I/O thread would otherwise be late by more than 1/64 of the
+      // wait: every transfer re-arms libcurl's connect backstop (kCurlConnectBackstopMs)
+      // a few ms before the one the I/O thread sleeps for, and that needs no wake-up.
+      if (next_check != SteadyClock::time_point::max()) {
+        wake = next_check + (next_check - now) / 64 < parked_until;
+      }
+    }
+    owner_changed.notify_all();
+    if (wake) hub->wake();
+    return true;
+  }
+
+  // libcurl's own timeouts that are due (the first step of a transfer just added is one).
+  void run_curl_timeouts() {
+    for (int round = 0; round < 8 && curl_due && *curl_due <= SteadyClock::now(); ++round) {
+      curl_due.reset();
+      int running = 0;
+      curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+    }
   }
 
   // libcurl's CURLMOPT_MAXCONNECTS bounds its whole connection cache, busy connections
@@ -1106,12 +1397,15 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
   const std::int64_t timeout_ms = request.timeout_ms;
   auto state = std::make_shared<RequestState>(impl_->executor, std::move(request), std::move(*url),
                                               std::move(callbacks), impl_->hub);
-  auto transfer = std::make_unique<Transfer>(state, impl_->options);
+  auto transfer = std::make_unique<Transfer>(state, impl_->options, *impl_->watcher);
   if (std::optional<Error> e = transfer->init()) return std::move(*e);
   if (std::optional<Error> e = impl_->ensure_thread()) return std::move(*e);
 
   ++impl_->hub->in_flight;
-  if (!impl_->hub->push(Command{Command::Kind::start, state, std::move(transfer)})) {
+  Command start{Command::Kind::start, state, std::move(transfer)};
+  if (impl_->start_directly(start)) {
+    // Sent (or failed: then its completion is posted) by this thread.
+  } else if (!impl_->hub->push(std::move(start))) {
     --impl_->hub->in_flight;
     return Error::make(ErrorCode::aborted, "the HTTP client is shutting down");
   }

@@ -16,7 +16,8 @@
 // issued at once), throughput in calls/s, same three.
 // HTTP, one call at a time: the demo server's Streamable HTTP mode (`--http 0`), a plain
 // keep-alive httplib::Client POST loop (baseline) vs ClientSession + the Streamable HTTP
-// transport + NativeHttpClient.
+// transport + NativeHttpClient; and the floor of NativeHttpClient's two thread hops alone
+// (HopFloor). `--time-wait N` then makes N more mcprt calls and counts TIME-WAIT sockets.
 //
 // Per call, for every stdio runner of the sequential run: the syscalls and heap
 // allocations of this (the client's) thread, counted around each measured block
@@ -30,6 +31,8 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -94,13 +97,18 @@ struct Options {
   // The stdio server's arguments: the demo server's `--quiet`, none with --bare-server
   // (e.g. mcprt_bench_echo_server, the server of bench_compare.mjs and SPEC §12).
   std::vector<std::string> server_args{"--quiet"};
+  // HTTP: which clients run (profiling one alone); ratios need "keep" and "mcprt".
+  bool http_keep = true, http_fresh = true, http_mcprt = true, http_hops = true;
+  // HTTP: this many more mcprt calls after the measurement, counting TIME-WAIT sockets.
+  std::size_t time_wait_calls = 0;
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::cerr << "mcprt_bench_roundtrip: " << why << "\n"
             << "usage: mcprt_bench_roundtrip [--calls N] [--warmup W] [--pipelined M] [--window W]\n"
             << "                             [--only stdio|http] [--json FILE] [--server PATH]\n"
-            << "                             [--bare-server]\n";
+            << "                             [--bare-server] [--http-clients keep,fresh,mcprt,hops]\n"
+            << "                             [--time-wait N]\n";
   std::exit(2);
 }
 
@@ -767,6 +775,95 @@ bool start_http_server(RawChild& child, const Options& opt, std::string& url, in
   return false;
 }
 
+// The two thread hops of an mcprt HTTP call and nothing else: the loop thread (a
+// NativeExecutor) wakes a thread sleeping in epoll_wait on an eventfd, as NativeHttpClient
+// wakes its I/O thread with a request, and that thread posts back to the executor, as the
+// I/O thread hands over the answer. Its round trip is the floor of the threaded design.
+class HopFloor {
+ public:
+  explicit HopFloor(mcprt::native::NativeExecutor& ex) : ex_(ex) {
+    efd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    epfd_ = ::epoll_create1(EPOLL_CLOEXEC);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = efd_;
+    ::epoll_ctl(epfd_, EPOLL_CTL_ADD, efd_, &ev);
+    thread_ = std::thread([this] {
+      for (;;) {
+        epoll_event e{};
+        if (::epoll_wait(epfd_, &e, 1, -1) != 1) continue;
+        std::uint64_t n = 0;
+        [[maybe_unused]] ssize_t r = ::read(efd_, &n, sizeof n);
+        if (stop_) return;
+        ex_.post([this] { answered_ = true; });
+      }
+    });
+  }
+  ~HopFloor() {
+    stop_ = true;
+    kick();
+    thread_.join();
+    ::close(epfd_);
+    ::close(efd_);
+  }
+  bool call(std::string& err) {
+    answered_ = false;
+    kick();
+    if (!ex_.run_until([this] { return answered_; }, kWaitLimit)) {
+      err = "the hop thread did not answer";
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  void kick() {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] ssize_t w = ::write(efd_, &one, sizeof one);
+  }
+  mcprt::native::NativeExecutor& ex_;
+  int efd_ = -1, epfd_ = -1;
+  std::atomic<bool> stop_{false};
+  bool answered_ = false;
+  std::thread thread_;
+};
+
+// TCP sockets of the machine's network namespace by state, from /proc/net/tcp{,6}.
+struct SocketCounts {
+  std::size_t time_wait_all = 0;
+  std::size_t time_wait_port = 0;    // local or remote port == the port asked about
+  std::size_t established_port = 0;  // ditto
+};
+
+SocketCounts count_sockets(int port) {
+  SocketCounts c;
+  for (const char* file : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(file);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      // "  sl  local_address rem_address   st ...": addresses are HEXIP:HEXPORT
+      std::istringstream fields(line);
+      std::string sl, local, remote, state;
+      if (!(fields >> sl >> local >> remote >> state)) continue;
+      auto port_of = [](const std::string& a) {
+        const auto colon = a.rfind(':');
+        return colon == std::string::npos ? -1
+                                          : static_cast<int>(std::strtol(a.c_str() + colon + 1,
+                                                                         nullptr, 16));
+      };
+      const bool ours = port_of(local) == port || port_of(remote) == port;
+      if (state == "06") {
+        ++c.time_wait_all;
+        if (ours) ++c.time_wait_port;
+      } else if (state == "01" && ours) {
+        ++c.established_port;
+      }
+    }
+  }
+  return c;
+}
+
 // A plain httplib::Client session: initialize and notifications/initialized by hand, then
 // one tools/call echo POST per call().
 struct HttplibSession {
@@ -777,7 +874,9 @@ struct HttplibSession {
     // delayed ACK; the baseline is the best a plain client does.
     cli.set_tcp_nodelay(true);
   }
-  ~HttplibSession() { cli.Delete(path.c_str(), headers); }
+  ~HttplibSession() {
+    if (opened) cli.Delete(path.c_str(), headers);
+  }
 
   std::string who() const { return keep_alive ? "keep-alive baseline" : "new-connection baseline"; }
 
@@ -797,6 +896,7 @@ struct HttplibSession {
       err = who() + ": notifications/initialized was refused";
       return false;
     }
+    opened = true;
     return true;
   }
 
@@ -817,6 +917,7 @@ struct HttplibSession {
   httplib::Client cli;
   std::string path;
   bool keep_alive;
+  bool opened = false;
   httplib::Headers headers;
   std::uint64_t next_id = 1;
 };
@@ -844,44 +945,59 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
   // Baselines: the same POSTs from a plain httplib::Client, keep-alive (the baseline) and
   // a new connection per call (what NativeHttpClient did before it moved to libcurl).
   HttplibSession keep(port, path, true), fresh(port, path, false);
-  if (!keep.open(err) || !fresh.open(err)) return false;
+  if (opt.http_keep && !keep.open(err)) return false;
+  if (opt.http_fresh && !fresh.open(err)) return false;
 
   mcprt::native::NativeExecutor ex;
   mcprt::native::NativeHttpClient http(ex);
-  mcprt::HttpTransportOptions to;
-  to.url = url;
-  to.server_name = "demo-http";
-  to.mode = mcprt::HttpTransportMode::streamable;
-  auto t = mcprt::make_http_transport(ex, http, to);
-  if (!t.ok()) {
-    err = t.error().describe();
-    return false;
-  }
   SessionRun run;
   struct Closer {
     mcprt::native::NativeExecutor& ex;
     SessionRun& run;
     ~Closer() { close_session(ex, run); }
   } closer{ex, run};
-  if (!connect_session(ex, std::move(t).value(), "demo-http", run, err)) return false;
+  if (opt.http_mcprt || opt.time_wait_calls > 0) {
+    mcprt::HttpTransportOptions to;
+    to.url = url;
+    to.server_name = "demo-http";
+    to.mode = mcprt::HttpTransportMode::streamable;
+    auto t = mcprt::make_http_transport(ex, http, to);
+    if (!t.ok()) {
+      err = t.error().describe();
+      return false;
+    }
+    if (!connect_session(ex, std::move(t).value(), "demo-http", run, err)) return false;
+  }
 
   Runner base{"httplib keep-alive", [&](std::string& e) { return keep.call(e); }, {}, 0};
   Runner fr{"httplib new connection", [&](std::string& e) { return fresh.call(e); }, {}, 0};
   Runner mc{"mcprt", [&](std::string& e) { return call_once(ex, *run.session, e); }, {}, 0};
-  if (!measure_interleaved({&base, &fr, &mc}, opt, err)) return false;
+  HopFloor hop_floor(ex);
+  Runner hop{"thread hops", [&](std::string& e) { return hop_floor.call(e); }, {}, 0};
+  std::vector<Runner*> runners;
+  if (opt.http_keep) runners.push_back(&base);
+  if (opt.http_fresh) runners.push_back(&fr);
+  if (opt.http_mcprt) runners.push_back(&mc);
+  if (opt.http_hops) runners.push_back(&hop);
+  if (!measure_interleaved(runners, opt, err)) return false;
   const Stats base_stats = summarize(base.samples), fresh_stats = summarize(fr.samples),
-              mcprt_stats = summarize(mc.samples);
+              mcprt_stats = summarize(mc.samples), hop_stats = summarize(hop.samples);
 
   print_header();
-  print_row("baseline: httplib::Client keep-alive POST loop", base_stats);
-  print_row("httplib::Client, new connection per POST", fresh_stats);
-  print_row("mcprt ClientSession + NativeHttpClient", mcprt_stats);
-  print_ratio("ratio mcprt / httplib keep-alive loop", mcprt_stats, base_stats);
-  print_ratio("ratio mcprt / httplib new connection per POST", mcprt_stats, fresh_stats);
+  if (opt.http_keep) print_row("baseline: httplib::Client keep-alive POST loop", base_stats);
+  if (opt.http_fresh) print_row("httplib::Client, new connection per POST", fresh_stats);
+  if (opt.http_mcprt) print_row("mcprt ClientSession + NativeHttpClient", mcprt_stats);
+  if (opt.http_hops) print_row("floor of its two thread hops (no HTTP)", hop_stats);
+  if (opt.http_mcprt && opt.http_keep) {
+    print_ratio("ratio mcprt / httplib keep-alive loop", mcprt_stats, base_stats);
+  }
+  if (opt.http_mcprt && opt.http_fresh) {
+    print_ratio("ratio mcprt / httplib new connection per POST", mcprt_stats, fresh_stats);
+  }
   std::printf("  client CPU (user+sys) per call: mcprt %.1f µs, httplib keep-alive %.1f µs, "
-              "httplib new connection %.1f µs\n",
-              mc.cpu_per_call(), base.cpu_per_call(), fr.cpu_per_call());
-  if (base_stats.p50 > 10000) {
+              "httplib new connection %.1f µs, thread hops alone %.1f µs\n",
+              mc.cpu_per_call(), base.cpu_per_call(), fr.cpu_per_call(), hop.cpu_per_call());
+  if (opt.http_keep && base_stats.p50 > 10000) {
     // A keep-alive round trip of tens of ms on loopback is a TCP stall, not work.
     std::printf("  note: keep-alive p50 over 10 ms = Nagle/delayed-ACK stalls on the reused\n"
                 "        connection (a server writing a response in several small writes\n"
@@ -892,12 +1008,45 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
          {"baseline_httplib", to_json(base_stats)},
          {"httplib_new_connection", to_json(fresh_stats)},
          {"mcprt", to_json(mcprt_stats)},
+         {"thread_hops", to_json(hop_stats)},
          {"ratio_mcprt_baseline", ratio_json(mcprt_stats, base_stats)},
          {"ratio_mcprt_new_connection", ratio_json(mcprt_stats, fresh_stats)},
          {"cpu_per_call_us",
           {{"mcprt", mc.cpu_per_call()},
+           {"thread_hops", hop.cpu_per_call()},
            {"baseline_httplib", base.cpu_per_call()},
            {"httplib_new_connection", fr.cpu_per_call()}}}};
+
+  if (opt.time_wait_calls > 0) {
+    // Connection reuse over many calls: sockets in TIME-WAIT (the state a closed TCP
+    // connection leaves behind on the side that closed first) before and after, counted
+    // machine-wide (what `ss -tan state time-wait | wc -l` counts, without its header) and
+    // on the demo server's port only (the other agents on this machine make their own).
+    const SocketCounts before = count_sockets(port);
+    const auto t0 = Clock::now();
+    for (std::size_t i = 0; i < opt.time_wait_calls; ++i) {
+      if (!call_once(ex, *run.session, err)) {
+        err = "time-wait run, call " + std::to_string(i + 1) + ": " + err;
+        return false;
+      }
+    }
+    const double secs = elapsed_us(t0, Clock::now()) / 1e6;
+    const SocketCounts after = count_sockets(port);
+    std::printf("\nhttp: %zu sequential mcprt calls in %.1f s (%.0f calls/s)\n",
+                opt.time_wait_calls, secs, static_cast<double>(opt.time_wait_calls) / secs);
+    std::printf("  TIME-WAIT sockets, whole machine: %zu before, %zu after\n",
+                before.time_wait_all, after.time_wait_all);
+    std::printf("  TIME-WAIT sockets on port %d:     %zu before, %zu after\n", port,
+                before.time_wait_port, after.time_wait_port);
+    std::printf("  established connections on port %d (both ends, the GET stream's included): "
+                "%zu before, %zu after\n",
+                port, before.established_port, after.established_port);
+    out["time_wait"] = {{"calls", opt.time_wait_calls},
+                        {"seconds", secs},
+                        {"time_wait_all", {before.time_wait_all, after.time_wait_all}},
+                        {"time_wait_port", {before.time_wait_port, after.time_wait_port}},
+                        {"established_port", {before.established_port, after.established_port}}};
+  }
   return true;
 }
 
@@ -934,6 +1083,17 @@ int main(int argc, char** argv) {
       if (w != "stdio" && w != "http") usage("--only takes stdio or http");
       opt.stdio = w == "stdio";
       opt.http = w == "http";
+    } else if (a == "--http-clients") {
+      const std::string w = "," + std::string(value()) + ",";
+      opt.http_keep = w.find(",keep,") != std::string::npos;
+      opt.http_fresh = w.find(",fresh,") != std::string::npos;
+      opt.http_mcprt = w.find(",mcprt,") != std::string::npos;
+      opt.http_hops = w.find(",hops,") != std::string::npos;
+      if (!opt.http_keep && !opt.http_fresh && !opt.http_mcprt && !opt.http_hops) {
+        usage("--http-clients takes a comma-separated list of keep, fresh, mcprt, hops");
+      }
+    } else if (a == "--time-wait") {
+      opt.time_wait_calls = parse_count(value(), "--time-wait");
     } else if (a == "--json") {
       opt.json_file = value();
     } else if (a == "--server") {
@@ -957,6 +1117,12 @@ int main(int argc, char** argv) {
   }
   if (!bench::allocations_counted()) {
     std::printf("  (heap allocations not counted: sanitizer build)\n");
+  }
+  // NativeHttpClient would take a proxy from the environment (loopback too, as curl does);
+  // the baselines never do. Everything here talks to 127.0.0.1 directly.
+  for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                           "ALL_PROXY", "no_proxy", "NO_PROXY"}) {
+    ::unsetenv(name);
   }
 
   double load[3] = {0, 0, 0};

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <sstream>
 
@@ -55,6 +56,14 @@ int main(int argc, char** argv) {
   if (argc >= 2 && std::strncmp(argv[1], kScriptedFlag, sizeof kScriptedFlag - 1) == 0) {
     return mcprt::native::test::run_scripted_server(argv[1] + sizeof kScriptedFlag - 1, argc - 2,
                                                     argv + 2);
+  }
+  // NativeHttpClient honours the proxy variables as curl does, loopback included: a proxy
+  // set in the environment of whoever runs the suite would carry every loopback test's
+  // requests (and the CLIs the tests spawn inherit this environment). The proxy tests set
+  // their own. Done before any thread exists (setenv/unsetenv are not thread-safe).
+  for (const char* name : {"http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy",
+                           "ALL_PROXY", "no_proxy", "NO_PROXY"}) {
+    ::unsetenv(name);
   }
   ::testing::InitGoogleTest(&argc, argv);
   ::testing::UnitTest::GetInstance()->listeners().Append(new NoLeakedChildren);

@@ -20,10 +20,12 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -872,6 +874,57 @@ TEST_F(NativeHttpClientTest, SequentialRequestsToAnOriginReuseOneConnection) {
   EXPECT_EQ(raw.requests().back().body, R"({"jsonrpc":"2.0","id":4,"method":"ping"})");
 }
 
+// TCP sockets in CLOSE_WAIT (the peer closed, this end did not yet) whose remote port is
+// `port`, the test's own server: only the client under test connects to it
+// (/proc/net/tcp: "sl local rem st", addresses as HEXIP:HEXPORT, st 08).
+std::size_t close_wait_sockets_to(int port) {
+  std::ifstream in("/proc/net/tcp");
+  std::string line;
+  std::getline(in, line);
+  std::size_t n = 0;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    std::string sl, local, remote, state;
+    if (!(fields >> sl >> local >> remote >> state)) continue;
+    const auto colon = remote.rfind(':');
+    if (state == "08" && colon != std::string::npos &&
+        std::stoi(remote.substr(colon + 1), nullptr, 16) == port) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// The I/O thread keeps a cached connection's socket in its epoll set while it is idle; a
+// server that closes it then (no "Connection: close": the client thought it reusable) makes
+// it stir unwatched. It must leave the set, and the next request must get a fresh
+// connection (whose socket may well have the same number) and its answer.
+TEST_F(NativeHttpClientTest, AnIdleConnectionTheServerClosesIsReplacedForTheNextRequest) {
+  RawHttpServer raw([](RawHttpServer::Connection& c) {
+    if (c.read_body()) c.write(ok_json());  // then the server closes the connection
+  });
+  client();
+  for (int i = 0; i < 4; ++i) {
+    HttpRequest r = get(raw.url("/mcp"));
+    r.method = "POST";
+    r.headers.add("Content-Type", "application/json");
+    r.body = R"({"jsonrpc":"2.0","id":)" + std::to_string(i) + R"(,"method":"ping"})";
+    Recorder rec;
+    auto handle = send(r, rec);
+    ASSERT_TRUE(wait_done(rec));
+    ASSERT_TRUE(rec.done->ok()) << "request " << i << ": " << rec.done->error();
+    EXPECT_EQ(rec.body, "{}");
+    // Every other time, the next request goes out only once the server's FIN has reached
+    // the idle connection (its socket in CLOSE_WAIT): the I/O thread sees that event
+    // before the request's command. Otherwise the two race.
+    if (i % 2 == 0) {
+      EXPECT_TRUE(poll_until(ex_, [&] { return close_wait_sockets_to(raw.port()) == 1; }));
+    }
+  }
+  EXPECT_EQ(raw.request_count(), 4u);
+  EXPECT_EQ(raw.connection_count(), 4u) << "one connection per request: the server closed each";
+}
+
 TEST_F(NativeHttpClientTest, PostsGoThroughOnTheirOwnConnectionWhileAnSseStreamIsOpen) {
   Gate end_stream;
   RawHttpServer raw([&](RawHttpServer::Connection& c) {
@@ -1364,6 +1417,211 @@ TEST_F(NativeHttpClientTest, FollowedRedirectToAnotherOriginDropsCredentialHeade
     EXPECT_EQ(seen[0].headers.count(name), 0u) << name << " went to another origin";
   }
   EXPECT_EQ(seen[0].header("X-Trace"), "t-1");
+}
+
+// ---- proxies from the environment --------------------------------------------------------
+// libcurl reads them as curl(1) does: http_proxy (lowercase only: a CGI program's
+// HTTP_PROXY may come from a request's "Proxy:" header), https_proxy / HTTPS_PROXY,
+// all_proxy / ALL_PROXY, no_proxy / NO_PROXY. The proxy is a raw loopback server that
+// records what reaches it; origins under .invalid cannot be resolved, so a request to one
+// can only have gone through the proxy.
+
+// Clears every proxy variable for its lifetime (then restores them), so the tests do not
+// depend on the environment they run in; set() adds one for this test.
+class ProxyEnv {
+ public:
+  ProxyEnv() {
+    for (const char* name : kNames) {
+      if (const char* v = std::getenv(name)) saved_.emplace_back(name, v);
+      ::unsetenv(name);
+    }
+  }
+  ~ProxyEnv() {
+    for (const char* name : kNames) ::unsetenv(name);
+    for (const auto& [name, value] : saved_) ::setenv(name.c_str(), value.c_str(), 1);
+  }
+  ProxyEnv(const ProxyEnv&) = delete;
+  ProxyEnv& operator=(const ProxyEnv&) = delete;
+
+  void set(const char* name, const std::string& value) { ::setenv(name, value.c_str(), 1); }
+  void clear() {
+    for (const char* name : kNames) ::unsetenv(name);
+  }
+
+ private:
+  static constexpr const char* kNames[] = {"http_proxy", "HTTP_PROXY", "https_proxy",
+                                           "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+                                           "no_proxy", "NO_PROXY"};
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+// "http://127.0.0.1:<port>" with optional userinfo.
+std::string proxy_url(const RawHttpServer& proxy, const std::string& userinfo = "") {
+  return "http://" + (userinfo.empty() ? "" : userinfo + "@") + "127.0.0.1:" +
+         std::to_string(proxy.port());
+}
+
+TEST_F(NativeHttpClientTest, HttpProxyCarriesPlainHttpRequestsInAbsoluteFormWithItsOwnCredentials) {
+  ProxyEnv env;
+  RawHttpServer proxy([](RawHttpServer::Connection& c) {
+    do {
+      if (!c.read_body()) return;
+      if (!c.write(ok_json(R"({"via":"proxy"})"))) return;
+    } while (c.next_request());
+  });
+  env.set("http_proxy", proxy_url(proxy, "alice:pw"));
+  client();
+  HttpRequest r = get("http://origin.invalid:8080/mcp?x=1");
+  r.method = "POST";
+  r.headers.add("Content-Type", "application/json");
+  r.headers.add("Authorization", "Bearer origin-token");
+  r.body = R"({"jsonrpc":"2.0","id":1,"method":"ping"})";
+  Recorder rec;
+  auto handle = send(r, rec);
+  ASSERT_TRUE(wait_done(rec));
+  ASSERT_TRUE(rec.done->ok()) << rec.done->error();
+  EXPECT_EQ(rec.body, R"({"via":"proxy"})");
+  const auto seen = proxy.requests();
+  ASSERT_EQ(seen.size(), 1u);
+  EXPECT_EQ(seen[0].method, "POST");
+  EXPECT_EQ(seen[0].target, "http://origin.invalid:8080/mcp?x=1");
+  EXPECT_EQ(seen[0].header("Host"), "origin.invalid:8080");
+  EXPECT_EQ(seen[0].header("Proxy-Authorization"), "Basic YWxpY2U6cHc=") << "alice:pw";
+  EXPECT_EQ(seen[0].header("Authorization"), "Bearer origin-token")
+      << "a plain-http request carries its origin's headers through the proxy";
+  EXPECT_EQ(seen[0].body, r.body);
+}
+
+TEST_F(NativeHttpClientTest, UppercaseHttpProxyIsIgnoredForHttpAsCurlDoes) {
+  ProxyEnv env;
+  Gate unused;
+  RawHttpServer origin(keep_alive_handler(unused));
+  RawHttpServer proxy([](RawHttpServer::Connection& c) { c.write(ok_json()); });
+  env.set("HTTP_PROXY", proxy_url(proxy));
+  client();
+  Recorder rec;
+  auto handle = send(get(origin.url("/mcp")), rec);
+  ASSERT_TRUE(wait_done(rec));
+  ASSERT_TRUE(rec.done->ok()) << rec.done->error();
+  EXPECT_EQ(origin.request_count(), 1u);
+  EXPECT_EQ(proxy.connection_count(), 0u);
+}
+
+TEST_F(NativeHttpClientTest, HttpsProxyGetsAConnectWithoutAnyOfTheOriginsHeaders) {
+  for (const char* variable : {"https_proxy", "HTTPS_PROXY"}) {
+    SCOPED_TRACE(variable);
+    ProxyEnv env;
+    RawHttpServer proxy([](RawHttpServer::Connection& c) {
+      c.write("HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n");
+    });
+    env.set(variable, proxy_url(proxy));
+    client();
+    HttpRequest r = get("https://origin.invalid:8443/mcp");
+    r.headers.add("Authorization", "Bearer origin-token");
+    r.headers.add("Cookie", "sid=1");
+    r.headers.add("Mcp-Session-Id", "s-1");
+    r.headers.add("X-Trace", "t-1");
+    Recorder rec;
+    auto handle = send(r, rec);
+    ASSERT_TRUE(wait_done(rec));
+    ASSERT_FALSE(rec.done->ok());
+    EXPECT_EQ(rec.heads, 0) << "the proxy's answer to CONNECT is not the origin's head";
+    EXPECT_EQ(rec.done->error().code, ErrorCode::transport);
+    EXPECT_TRUE(contains(rec.done->error().message, "https://origin.invalid:8443/mcp"))
+        << rec.done->error().message;
+    EXPECT_TRUE(contains(rec.done->error().message,
+                         "the proxy refused to open a tunnel to origin.invalid:8443"))
+        << rec.done->error().message;
+    const auto seen = proxy.requests();
+    ASSERT_EQ(seen.size(), 1u);
+    EXPECT_EQ(seen[0].method, "CONNECT");
+    EXPECT_EQ(seen[0].target, "origin.invalid:8443");
+    for (const auto& [name, value] : seen[0].headers) {
+      EXPECT_FALSE(contains(value, "origin-token") || contains(value, "sid=1") ||
+                   contains(value, "s-1") || contains(value, "t-1"))
+          << name << ": " << value << " reached the proxy";
+    }
+    client_.reset();
+  }
+}
+
+TEST_F(NativeHttpClientTest, NoProxyNamesTheHostsReachedDirectly) {
+  Gate unused;
+  RawHttpServer origin(keep_alive_handler(unused));
+  RawHttpServer proxy([](RawHttpServer::Connection& c) {
+    do {
+      if (!c.read_body()) return;
+      if (!c.write(ok_json(R"({"via":"proxy"})"))) return;
+    } while (c.next_request());
+  });
+  ProxyEnv env;
+  client();
+  auto fetch = [&]() -> std::string {
+    Recorder rec;
+    auto handle = send(get(origin.url("/mcp")), rec);
+    EXPECT_TRUE(wait_done(rec));
+    EXPECT_TRUE(rec.done && rec.done->ok());
+    return rec.body;
+  };
+  for (const char* variable : {"no_proxy", "NO_PROXY"}) {
+    SCOPED_TRACE(variable);
+    env.clear();
+    env.set("http_proxy", proxy_url(proxy));
+    env.set(variable, "localhost,127.0.0.1");
+    EXPECT_EQ(fetch(), "{}");
+  }
+  EXPECT_EQ(proxy.connection_count(), 0u);
+  EXPECT_EQ(origin.request_count(), 2u);
+  // A list without this host: through the proxy again.
+  env.clear();
+  env.set("http_proxy", proxy_url(proxy));
+  env.set("no_proxy", "example.com");
+  EXPECT_EQ(fetch(), R"({"via":"proxy"})");
+  EXPECT_EQ(origin.request_count(), 2u);
+  ASSERT_EQ(proxy.request_count(), 1u);
+  EXPECT_EQ(proxy.requests()[0].target, origin.url("/mcp"));
+}
+
+TEST_F(NativeHttpClientTest, AProxiedRedirectToAnotherOriginCarriesNoneOfTheFirstOriginsCredentials) {
+  ProxyEnv env;
+  RawHttpServer proxy([](RawHttpServer::Connection& c) {
+    do {
+      if (c.request().target == "http://a.invalid/start") {
+        if (!c.write("HTTP/1.1 302 Found\r\nLocation: http://b.invalid/land\r\n"
+                     "Content-Length: 0\r\n\r\n")) {
+          return;
+        }
+      } else if (!c.write(ok_json(R"({"landed":true})"))) {
+        return;
+      }
+    } while (c.next_request());
+  });
+  env.set("http_proxy", proxy_url(proxy, "alice:pw"));
+  client();
+  HttpRequest r = get("http://a.invalid/start");
+  r.follow_redirects = true;
+  r.headers.add("Authorization", "Bearer a-token");
+  r.headers.add("Cookie", "sid=1");
+  r.headers.add("Mcp-Session-Id", "s-1");
+  r.headers.add("X-Trace", "t-1");
+  Recorder rec;
+  auto handle = send(r, rec);
+  ASSERT_TRUE(wait_done(rec));
+  ASSERT_TRUE(rec.done->ok()) << rec.done->error();
+  EXPECT_EQ(rec.head->final_url, "http://b.invalid/land");
+  const auto seen = proxy.requests();
+  ASSERT_EQ(seen.size(), 2u);
+  EXPECT_EQ(seen[0].target, "http://a.invalid/start");
+  EXPECT_EQ(seen[0].header("Authorization"), "Bearer a-token");
+  EXPECT_EQ(seen[1].target, "http://b.invalid/land");
+  for (const char* name : {"Authorization", "Cookie", "Mcp-Session-Id"}) {
+    EXPECT_FALSE(seen[1].has_header(name)) << name << " went on to another origin via the proxy";
+  }
+  EXPECT_EQ(seen[1].header("X-Trace"), "t-1");
+  for (const auto& request : seen) {
+    EXPECT_EQ(request.header("Proxy-Authorization"), "Basic YWxpY2U6cHc=")
+        << "the proxy's own credentials go to the proxy on every hop";
+  }
 }
 
 // ---- TLS -------------------------------------------------------------------------------
