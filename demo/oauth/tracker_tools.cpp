@@ -71,7 +71,7 @@ std::string issue_line(const std::string& project, const Issue& issue) {
          "] " + issue.title;
 }
 
-std::string lower(std::string s) {
+std::string lower_ascii(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -242,14 +242,14 @@ json get_issue(TrackerState& st, const std::string& tool, Args& a) {
 }
 
 json search_issues(TrackerState& st, const std::string& tool, Args& a) {
-  const std::string query = lower(a.text("query", true, kMaxTitleBytes));
+  const std::string query = lower_ascii(a.text("query", true, kMaxTitleBytes));
   if (!a.error().empty()) return tool_error(tool, a.error());
   json out = json::array();
   std::string text;
   for (const auto& [key, p] : st.projects) {
     for (const auto& [n, i] : p.issues) {
-      if (lower(i.title).find(query) != std::string::npos ||
-          lower(i.body).find(query) != std::string::npos) {
+      if (lower_ascii(i.title).find(query) != std::string::npos ||
+          lower_ascii(i.body).find(query) != std::string::npos) {
         out.push_back(issue_json(key, i));
         text += issue_line(key, i) + "\n";
       }

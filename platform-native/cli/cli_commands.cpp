@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "cli_auth.hpp"
+#include "cli_elicit.hpp"
 #include "cli_line_editor.hpp"
 #include "mcprt/json_text.hpp"
 #include "mcprt/mcp_command.hpp"
@@ -219,9 +220,6 @@ void add_launch_json(json& row, const ServerConfig& c) {
   auto cmds = connect_time_commands(c);
   if (!cmds.empty()) row["connectCommands"] = cmds;
 }
-
-// Interactive runs (stdin and stderr are terminals) ask before anything of a project runs.
-bool can_prompt() { return ::isatty(STDIN_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1; }
 
 // One line from the terminal, read byte by byte so nothing the REPL reads later is
 // buffered away here. Empty at EOF.

@@ -29,7 +29,7 @@
 namespace mcprt::cli {
 namespace {
 
-std::string q(const std::string& s) { return "\"" + s + "\""; }
+std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
 
 // `s` as one POSIX shell word ('…', with '\'' for a quote) unless it needs no quoting.
 std::string shell_word(const std::string& s) {
@@ -194,10 +194,10 @@ int run_add(const GlobalOptions& global, const AddOptions& o) {
       o.target.begin(), o.target.end() - static_cast<long>(std::min(after, o.target.size())));
   const std::vector<std::string> command(
       o.target.end() - static_cast<long>(std::min(after, o.target.size())), o.target.end());
-  const std::string what = "cannot add " + q(o.name) + " to " + target->path;
+  const std::string what = "cannot add " + in_quotes(o.name) + " to " + target->path;
   if (o.after_dashes >= 0) {
     if (!before.empty()) {
-      return fail(kExitUsage, what + ": " + q(before.front()) +
+      return fail(kExitUsage, what + ": " + in_quotes(before.front()) +
                                   " before -- and a command after it: give one target");
     }
     if (command.empty()) return fail(kExitUsage, what + ": no command after --");
@@ -277,20 +277,20 @@ int run_remove(const GlobalOptions& global, const std::string& name, const std::
       auto t = edit_target(*host, global, s);
       if (!t) return kExitUsage;
       auto defines = config_file_defines(files, t->path, name);
-      if (!defines.ok()) return edit_failure("cannot remove " + q(name), defines.error());
+      if (!defines.ok()) return edit_failure("cannot remove " + in_quotes(name), defines.error());
       if (*defines) holders.push_back(*t);
     }
     if (holders.size() > 1) {
-      return fail(kExitUsage, q(name) + " is defined in " + holders[0].path + " and in " +
+      return fail(kExitUsage, in_quotes(name) + " is defined in " + holders[0].path + " and in " +
                                   holders[1].path + "; say which: --scope user or --scope project");
     }
     target = holders.empty() ? *edit_target(*host, global, "user") : holders.front();
   }
   auto removed = remove_server_from_config(files, target->path, name);
   if (!removed.ok())
-    return edit_failure("cannot remove " + q(name) + " from " + target->path, removed.error());
+    return edit_failure("cannot remove " + in_quotes(name) + " from " + target->path, removed.error());
   if (!*removed) {
-    std::string message = "no server " + q(name) + " in " + target->path;
+    std::string message = "no server " + in_quotes(name) + " in " + target->path;
     DiscoveryResult d = host->discover();
     if (auto it = d.sources.find(name); it != d.sources.end() && it->second.path != target->path) {
       const SourceInfo& from = it->second;
@@ -338,12 +338,12 @@ int run_set_enabled(const GlobalOptions& global, const std::string& name, bool e
     }
   }
   if (!known) {
-    return fail(kExitUsage, "cannot " + verb + " " + q(name) +
+    return fail(kExitUsage, "cannot " + verb + " " + in_quotes(name) +
                                 ": no server of that name is configured (mcprt list "
                                 "shows them)");
   }
   if (Status s = set_server_enabled_in_config(files, target->path, name, enable); !s.ok()) {
-    return edit_failure("cannot " + verb + " " + q(name) + " in " + target->path, s.error());
+    return edit_failure("cannot " + verb + " " + in_quotes(name) + " in " + target->path, s.error());
   }
   std::printf("%s \"%s\" in %s.\n", enable ? "Enabled" : "Disabled", name.c_str(),
               target->path.c_str());
@@ -393,7 +393,7 @@ int run_get(const GlobalOptions& global, const std::string& name, bool as_json) 
     }
   }
   if (state.empty()) {
-    return fail(kExitUsage, "no server " + q(name) + " is configured (mcprt list shows them)");
+    return fail(kExitUsage, "no server " + in_quotes(name) + " is configured (mcprt list shows them)");
   }
   if (config) source = config->source;
   const std::string trust = state == "invalid" ? "" : to_string(trust_state(d, name));

@@ -31,7 +31,6 @@ constexpr std::size_t kMaxLabelBytes = 200;     // a title, a choice, a default 
 constexpr std::size_t kMaxDescriptionBytes = 600;
 constexpr std::size_t kMaxChoices = 50;
 
-bool can_prompt() { return ::isatty(STDIN_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1; }
 
 // The byte length of the UTF-8 sequence at s[i], or 0 when it is not a valid one
 // (overlong forms, surrogates and code points above U+10FFFF are invalid).
@@ -534,5 +533,7 @@ InputHandlers cli_input_handlers(ElicitPolicy policy) {
   };
   return h;
 }
+
+bool can_prompt() { return ::isatty(STDIN_FILENO) == 1 && ::isatty(STDERR_FILENO) == 1; }
 
 }  // namespace mcprt::cli

@@ -51,4 +51,7 @@ InputHandlers cli_input_handlers(ElicitPolicy policy);
 std::string terminal_safe(std::string_view text, std::size_t max_bytes,
                           std::string_view indent = "  ");
 
+// Whether the user can be asked: stdin and stderr are terminals.
+bool can_prompt();
+
 }  // namespace mcprt::cli
