@@ -1154,14 +1154,8 @@ struct NativeHttpClient::Impl {
       for (Command& command : hub->take(stopping)) run_command(command, stopping);
       if (stopping) break;
 
-      update_cache_bound();
-      run_curl_timeouts();
-      collect_finished();
-      reap_doomed();
-      const SteadyClock::time_point now = SteadyClock::now();
-      SteadyClock::time_point next_check = SteadyClock::time_point::max();
-      check_stalls(now, next_check);
-      if (curl_due) next_check = std::min(next_check, *curl_due);
+      SteadyClock::time_point now;
+      const SteadyClock::time_point next_check = upkeep(now);
 
       int wait_ms = kIdlePollMs;
       if (next_check != SteadyClock::time_point::max()) {
@@ -1211,14 +1205,8 @@ struct NativeHttpClient::Impl {
       owner = Owner::loop;
     }
     run_command(command, false);
-    update_cache_bound();
-    run_curl_timeouts();
-    collect_finished();
-    reap_doomed();
-    const SteadyClock::time_point now = SteadyClock::now();
-    SteadyClock::time_point next_check = SteadyClock::time_point::max();
-    check_stalls(now, next_check);
-    if (curl_due) next_check = std::min(next_check, *curl_due);
+    SteadyClock::time_point now;
+    const SteadyClock::time_point next_check = upkeep(now);
     bool wake = false;
     {
       std::lock_guard lock(owner_mutex);
@@ -1233,6 +1221,22 @@ struct NativeHttpClient::Impl {
     owner_changed.notify_all();
     if (wake) hub->wake();
     return true;
+  }
+
+  // What a turn of the I/O loop does after its commands (on the I/O thread, or on the loop
+  // thread in start_directly): the cache bound, libcurl's due timeouts, finished and doomed
+  // transfers, stalled ones. Sets `now`; returns when the next check is due
+  // (time_point::max(): nothing is).
+  SteadyClock::time_point upkeep(SteadyClock::time_point& now) {
+    update_cache_bound();
+    run_curl_timeouts();
+    collect_finished();
+    reap_doomed();
+    now = SteadyClock::now();
+    SteadyClock::time_point next_check = SteadyClock::time_point::max();
+    check_stalls(now, next_check);
+    if (curl_due) next_check = std::min(next_check, *curl_due);
+    return next_check;
   }
 
   // libcurl's own timeouts that are due (the first step of a transfer just added is one).

@@ -191,6 +191,14 @@ class NativeHttpClientTest : public ::testing::Test {
     r.url = std::move(url);
     return r;
   }
+  // A JSON-RPC ping POSTed to `url` with request id `id`.
+  static HttpRequest ping(std::string url, int id) {
+    HttpRequest r = get(std::move(url));
+    r.method = "POST";
+    r.headers.add("Content-Type", "application/json");
+    r.body = R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":"ping"})";
+    return r;
+  }
 
   bool wait_done(Recorder& rec) {
     return pump_until(ex_, [&] { return rec.done.has_value(); });
@@ -859,12 +867,8 @@ TEST_F(NativeHttpClientTest, SequentialRequestsToAnOriginReuseOneConnection) {
   RawHttpServer raw(keep_alive_handler(unused));
   client();
   for (int i = 0; i < 5; ++i) {
-    HttpRequest r = get(raw.url("/mcp"));
-    r.method = "POST";
-    r.headers.add("Content-Type", "application/json");
-    r.body = R"({"jsonrpc":"2.0","id":)" + std::to_string(i) + R"(,"method":"ping"})";
     Recorder rec;
-    auto handle = send(r, rec);
+    auto handle = send(ping(raw.url("/mcp"), i), rec);
     ASSERT_TRUE(wait_done(rec));
     ASSERT_TRUE(rec.done->ok()) << rec.done->error();
     EXPECT_EQ(rec.body, "{}");
@@ -905,12 +909,8 @@ TEST_F(NativeHttpClientTest, AnIdleConnectionTheServerClosesIsReplacedForTheNext
   });
   client();
   for (int i = 0; i < 4; ++i) {
-    HttpRequest r = get(raw.url("/mcp"));
-    r.method = "POST";
-    r.headers.add("Content-Type", "application/json");
-    r.body = R"({"jsonrpc":"2.0","id":)" + std::to_string(i) + R"(,"method":"ping"})";
     Recorder rec;
-    auto handle = send(r, rec);
+    auto handle = send(ping(raw.url("/mcp"), i), rec);
     ASSERT_TRUE(wait_done(rec));
     ASSERT_TRUE(rec.done->ok()) << "request " << i << ": " << rec.done->error();
     EXPECT_EQ(rec.body, "{}");
