@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "framing/utf8.hpp"
 #include "mcprt/json_object.hpp"
 #include "mcprt/config.hpp"
 #include "mcprt/json_text.hpp"
@@ -11,22 +10,8 @@ namespace mcprt {
 
 namespace {
 
-// nlohmann's message reads "[json.exception.parse_error.101] parse error at line 3,
-// column 7: syntax error while parsing ..."; keep what follows the position (we report
-// the position ourselves).
-std::string strip_nlohmann_prefix(const std::string& what) {
-  const std::size_t col = what.find("column ");
-  if (col != std::string::npos) {
-    const std::size_t colon = what.find(": ", col);
-    if (colon != std::string::npos) return what.substr(colon + 2);
-  }
-  const std::size_t bracket = what.find("] ");
-  if (bracket != std::string::npos) return what.substr(bracket + 2);
-  return what;
-}
-
 // Line and column (1-based) of the last character read before byte offset `position`,
-// the way nlohmann counts: a newline starts a new line at column 0.
+// the way parse_json counts: a newline starts a new line at column 0.
 void line_and_column(std::string_view text, std::size_t position, int* line, int* column) {
   const std::size_t end = position < text.size() ? position : text.size();
   std::size_t line_start = 0;
@@ -163,8 +148,7 @@ ParsedConfig parse_mcp_servers_json(std::string_view text, std::string_view path
     out.source = options.source;
     if (out.source.path.empty()) out.source.path = std::string(path);
     ConfigError e = file_error(path, "invalid JSON");
-    // The message may quote the offending bytes; keep it valid UTF-8 for logs and JSON.
-    e.message += ": " + detail::sanitize_utf8(strip_nlohmann_prefix(syntax.message));
+    e.message += ": " + syntax.message;
     line_and_column(text, syntax.position, &e.line, &e.column);
     out.errors.push_back(std::move(e));
     return out;

@@ -59,43 +59,6 @@ std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t max_le
   return std::nullopt;
 }
 
-// nlohmann's DOM builder, keeping the first error: the one SAX type every parse uses, so
-// the module has one parser (json::parse would add its callback parser, and a second
-// parse to locate an error one more).
-class DomBuilder final : public nlohmann::detail::json_sax_dom_parser<json> {
- public:
-  explicit DomBuilder(json& out) : json_sax_dom_parser(out, /*allow_exceptions=*/false) {}
-
-  template <class Exception>
-  bool parse_error(std::size_t position, const std::string&, const Exception& ex) {
-    failed = true;
-    error.position = position;
-    error.message = ex.what();
-    return false;
-  }
-
-  bool failed = false;
-  JsonSyntaxError error;
-};
-
-// "[json.exception.parse_error.101] parse error at line 1, column 9: syntax error while
-// parsing value - invalid literal; last read: '<input>'" → "syntax error while parsing
-// value - invalid literal". The "last read" part quotes raw input, so it goes.
-std::string describe_parse_error(const std::string& what) {
-  std::string s = what;
-  if (const auto column = s.find("column "); column != std::string::npos) {
-    if (const auto colon = s.find(": ", column); colon != std::string::npos) s.erase(0, colon + 2);
-  } else if (const auto bracket = s.find("] "); bracket != std::string::npos) {
-    s.erase(0, bracket + 2);
-  }
-  if (const auto last = s.find("; last read: '"); last != std::string::npos) {
-    // What follows the quoted input ("; expected ']'") stays.
-    const auto expected = s.find("'; expected ", last);
-    s = s.substr(0, last) + (expected == std::string::npos ? std::string() : s.substr(expected + 1));
-  }
-  return sanitize_utf8(s);
-}
-
 Error parse_failure(const char* reason, std::size_t offset, std::string message) {
   return Error::make(ErrorCode::protocol, std::move(message),
                      json_object({{"reason", reason}, {"byte_offset", offset}}));
@@ -146,12 +109,11 @@ Result<json> parse_untrusted_json(std::string_view text, const JsonLimits& limit
   json value = parse_json(text, /*allow_comments=*/false, &error);
   if (!value.is_discarded()) return value;
   const std::size_t offset = error.position > 0 ? error.position - 1 : 0;
-  std::string what = describe_parse_error(error.message);
-  if (what.find("ill-formed UTF-8") != std::string::npos) {
+  if (error.message.find("ill-formed UTF-8") != std::string::npos) {
     return parse_failure(kJsonInvalidUtf8, offset, "invalid UTF-8 at byte " + std::to_string(offset));
   }
   return parse_failure(kJsonSyntax, offset,
-                       "not JSON at byte " + std::to_string(offset) + ": " + what);
+                       "not JSON at byte " + std::to_string(offset) + ": " + error.message);
 }
 
 ShallowMessageScan scan_message_envelope(std::string_view text) {
@@ -223,17 +185,3 @@ void report_unreadable_message(std::string_view text, const Error& parse_error,
 }
 
 }  // namespace mcprt::detail
-
-namespace mcprt {
-
-json parse_json(std::string_view text, bool allow_comments, JsonSyntaxError* error) {
-  json out;
-  detail::DomBuilder builder(out);
-  json::sax_parse(text.begin(), text.end(), &builder, json::input_format_t::json, /*strict=*/true,
-                  allow_comments);
-  if (!builder.failed) return out;
-  if (error) *error = std::move(builder.error);
-  return json(json::value_t::discarded);
-}
-
-}  // namespace mcprt
