@@ -7,9 +7,11 @@
 // per run), converts integers itself, and builds the same DOM nlohmann would: the same
 // types (unsigned for non-negative integers, integer for negative ones, float when there is
 // a fraction or an exponent or the integer does not fit), the last of duplicate keys wins,
-// a UTF-8 byte order mark is skipped. It accepts and refuses exactly what nlohmann's strict
-// parser does (the fuzz target json_text checks the two against each other), and its error
-// messages use nlohmann's words, without the quoted input nlohmann adds ("last read").
+// a UTF-8 byte order mark is skipped. It accepts and refuses what nlohmann's strict parser
+// does (the fuzz target fuzz_json_text checks the two against each other), but for a NUL
+// byte outside a string, which ends nlohmann's input (it takes "1\0x" for 1) and is an
+// invalid literal here. Its error messages use nlohmann's words, without the quoted input
+// nlohmann adds ("last read").
 //
 // It is iterative (a stack of open containers), so a deep text costs heap, never stack.
 
@@ -170,12 +172,15 @@ class Parser {
         }
         if (p_[1] == '/') {
           p_ += 2;
-          while (p_ < end_ && *p_ != '\n' && *p_ != '\r') ++p_;
+          // A NUL byte ends it too, and is then refused as a literal.
+          while (p_ < end_ && *p_ != '\n' && *p_ != '\r' && *p_ != '\0') ++p_;
+          line_comment_at_end_ = p_ == end_;
         } else if (p_[1] == '*') {
           const char* q = p_ + 2;
-          while (q + 1 < end_ && !(q[0] == '*' && q[1] == '/')) ++q;
-          if (q + 1 >= end_) {
-            *error = lex_error(end_, "invalid comment; missing closing '*/'");
+          while (q + 1 < end_ && *q != '\0' && !(q[0] == '*' && q[1] == '/')) ++q;
+          const bool nul = q < end_ && *q == '\0';
+          if (nul || q + 1 >= end_) {
+            *error = lex_error(nul ? q : end_, "invalid comment; missing closing '*/'");
             return false;
           }
           p_ = q + 2;
@@ -223,6 +228,10 @@ class Parser {
     return token;
   }
 
+  // [run, p_) onto string_ as one memcpy (libc++'s append of a pointer range copies a
+  // character at a time).
+  void append_run(const char* run) { string_.append(run, static_cast<std::size_t>(p_ - run)); }
+
   // Into string_, `p_` just past the opening quote.
   Token lex_string() {
     string_.clear();
@@ -232,12 +241,12 @@ class Parser {
       if (p_ == end_) return lex_error(end_, "invalid string: missing closing quote");
       const unsigned char c = static_cast<unsigned char>(*p_);
       if (c == '"') {
-        string_.append(run, p_);
+        append_run(run);
         ++p_;
         return Token::string;
       }
       if (c == '\\') {
-        string_.append(run, p_);
+        append_run(run);
         if (const Token t = lex_escape(); t == Token::parse_error) return t;
         run = p_;
       } else if (c < 0x20) {
@@ -339,6 +348,7 @@ class Parser {
   // -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? into number_, as nlohmann types it.
   Token lex_number() {
     const char* const start = p_;
+    overflow_ = false;
     const bool negative = *p_ == '-';
     if (negative) ++p_;
     if (!is_digit(p_, end_)) return lex_error(p_, "invalid number; expected digit after '-'");
@@ -390,27 +400,25 @@ class Parser {
     // strtod needs a terminated copy; JSON numbers are short.
     number_text_.assign(start, p_);
     const double value = std::strtod(number_text_.c_str(), nullptr);
-    if (!std::isfinite(value)) {
-      // nlohmann: an out_of_range error (406), reported like a syntax error.
-      overflow_ = true;
-      lex_position_ = static_cast<std::size_t>(p_ - begin_);
-      return Token::parse_error;
-    }
+    // Out of range is an error only where a value is read (nlohmann's parser checks it).
+    overflow_ = !std::isfinite(value);
     number_ = json(static_cast<json::number_float_t>(value));
     return Token::number;
   }
 
   // ----------------------------------------------------------------------------- parser
 
+  // A number value out of double's range (nlohmann's out_of_range error 406).
+  bool fail_overflow() {
+    error_position_ = static_cast<std::size_t>(p_ - begin_);
+    const std::string_view number(token_begin_, static_cast<std::size_t>(p_ - token_begin_));
+    error_message_ = "number overflow parsing '";
+    error_message_ += number.size() <= 40 ? number : number.substr(0, 40);
+    error_message_ += number.size() <= 40 ? "'" : "...'";
+    return false;
+  }
+
   bool fail(Token got, const char* context, Token expected, bool has_expected = true) {
-    if (got == Token::parse_error && overflow_) {
-      error_position_ = lex_position_;
-      const std::string_view number(token_begin_, static_cast<std::size_t>(p_ - token_begin_));
-      error_message_ = "number overflow parsing '";
-      error_message_ += number.size() <= 40 ? number : number.substr(0, 40);
-      error_message_ += number.size() <= 40 ? "'" : "...'";
-      return false;
-    }
     error_message_ = "syntax error while parsing ";
     error_message_ += context;
     error_message_ += " - ";
@@ -418,8 +426,10 @@ class Parser {
       error_position_ = lex_position_;
       error_message_ += lex_message_;
     } else {
-      // nlohmann counts the characters read: the token and, at the end, one more.
-      error_position_ = static_cast<std::size_t>(p_ - begin_) + (got == Token::end_of_input ? 1 : 0);
+      // nlohmann counts the characters read: the token and, at the end, one more (two when
+      // a line comment ran to the end: it read the end once already).
+      error_position_ = static_cast<std::size_t>(p_ - begin_) +
+                        (got == Token::end_of_input ? 1 + (line_comment_at_end_ ? 1 : 0) : 0);
       error_message_ += "unexpected ";
       error_message_ += token_name(got);
     }
@@ -479,7 +489,10 @@ class Parser {
           continue;
         }
         case Token::string: place(json(std::move(string_)), result); break;
-        case Token::number: place(std::move(number_), result); break;
+        case Token::number:
+          if (overflow_) return fail_overflow();
+          place(std::move(number_), result);
+          break;
         case Token::literal_true: place(json(true), result); break;
         case Token::literal_false: place(json(false), result); break;
         case Token::literal_null: place(json(nullptr), result); break;
@@ -516,6 +529,7 @@ class Parser {
   const char* const end_;
   const bool comments_;
   const char* token_begin_ = nullptr;
+  bool line_comment_at_end_ = false;
 
   std::string string_;       // the last string token
   std::string key_;          // the key of the value being read in an object
@@ -526,7 +540,7 @@ class Parser {
   // The last lexer error.
   const char* lex_message_ = "";
   std::size_t lex_position_ = 0;
-  bool overflow_ = false;
+  bool overflow_ = false;  // the last number token is out of double's range
 
   std::size_t error_position_ = 0;
   std::string error_message_;
