@@ -119,9 +119,9 @@ const char* control_character_message(unsigned char c) {
   return kMessages[c];
 }
 
-class Parser {
+class JsonParser {
  public:
-  Parser(std::string_view text, bool allow_comments)
+  JsonParser(std::string_view text, bool allow_comments)
       : begin_(text.data()), p_(begin_), end_(begin_ + text.size()), comments_(allow_comments) {}
 
   json parse(JsonSyntaxError* error) {
@@ -549,7 +549,7 @@ class Parser {
 }  // namespace
 
 json parse_json(std::string_view text, bool allow_comments, JsonSyntaxError* error) {
-  return Parser(text, allow_comments).parse(error);
+  return JsonParser(text, allow_comments).parse(error);
 }
 
 }  // namespace mcprt
