@@ -7,6 +7,7 @@
 //   node tests/bench/bench_compare.mjs [--build build/native] [--only startup,scaling,memory]
 //        [--rounds 3] [--servers 50] [--tools 20] [--delay 2000] [--json FILE] [--smoke]
 //        [--calls 2000] [--pipelined 20000] [--window 64]        (--only calls)
+//        [--path-tools 2000] [--wasm-build build/wasm]             (--only toolpath)
 //
 // Sections (each a function in `sections` below: it gets the context, runs its rounds and
 // returns {title, rows, notes}; a new section is one more entry):
@@ -28,13 +29,20 @@
 //            pipelined throughput with --window calls in flight; the raw pipe ping-pong of
 //            the same bytes (the floor) and a raw client of the echo server, both measured
 //            by mcprt_bench_roundtrip in the same process as mcprt, then TS v1 and v2.
+//   toolpath a tools/list answer of --path-tools tools (2,000: about 5 MB) from bytes to
+//            registered tools (tests/bench/tool_path.hpp), natively (mcprt_bench_tool_path)
+//            and in wasm (mcprt_bench_tool_path_wasm of --wasm-build, built as the shipped
+//            module is, in this Node process), against
+//            JSON.parse of the same bytes in this process; natively also nlohmann's parser
+//            with the same registration (the parser mcprt had before its own).
 // --smoke runs every section with tiny counts (seconds; ctest bench.compare_smoke).
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -43,7 +51,7 @@ const root = path.resolve(here, '../..');
 
 const opt = {
   build: path.join(root, 'build/native'),
-  only: 'startup,scaling,memory,calls',
+  only: 'startup,scaling,memory,calls,toolpath',
   rounds: 3,
   servers: 50,
   tools: 20,
@@ -55,6 +63,8 @@ const opt = {
   calls: 2000,
   pipelined: 20000,
   window: 64,
+  pathTools: 2000,
+  wasmBuild: path.join(root, 'build/wasm'),
 };
 {
   const a = process.argv.slice(2);
@@ -66,7 +76,7 @@ const opt = {
   }
   if (opt.smoke) {
     Object.assign(opt, { rounds: 1, servers: 2, tools: 2, delay: 0, scalingServers: '2', scalingTools: '1,2',
-      calls: 50, pipelined: 200 });
+      calls: 50, pipelined: 200, pathTools: 20 });
   }
 }
 
@@ -75,6 +85,7 @@ const bin = {
   server: path.join(opt.build, 'tests/bench/mcprt_bench_echo_server'),
   cli: path.join(opt.build, 'platform-native/cli/mcprt'),
   roundtrip: path.join(opt.build, 'tests/bench/mcprt_bench_roundtrip'),
+  toolPath: path.join(opt.build, 'tests/bench/mcprt_bench_tool_path'),
 };
 for (const k of ['client', 'server']) {
   if (!existsSync(bin[k])) throw new Error(`build ${bin[k]} first`);
@@ -357,6 +368,62 @@ const sections = {
     printTable(title, ['client', 'p50 µs', 'p99 µs', 'p50 / floor', 'CPU µs/call', 'syscalls/call', 'allocs/call', 'pipelined calls/s'], rows, notes);
     return { title, samples: s };
   },
+
+  async toolpath() {
+    if (!existsSync(bin.toolPath)) throw new Error(`build ${bin.toolPath} first`);
+    const file = path.join(work, 'tools-list.json');
+    runJson(bin.toolPath, ['--tools', String(opt.pathTools), '--write', file, '--iterations', '0']);
+    const bytes = readFileSync(file);
+    const text = bytes.toString('utf8');
+    const iterations = opt.smoke ? 2 : 15;
+    // Median ms of `run` (which returns how many tools it got); `after` runs untimed.
+    const timed = (run, after = () => {}) => {
+      const times = [];
+      for (let i = 0; i < iterations; i++) {
+        const t0 = performance.now();
+        const count = run();
+        times.push(performance.now() - t0);
+        after();
+        if (count !== opt.pathTools) throw new Error(`${count} tools instead of ${opt.pathTools}`);
+      }
+      return median(times);
+    };
+    const wasmModule = path.join(opt.wasmBuild, 'tests/mcprt_bench_tool_path_wasm.mjs');
+    let wasm = null;
+    if (existsSync(wasmModule)) wasm = await (await import(pathToFileURL(wasmModule).href)).default();
+    const measures = {
+      jsonParse: () => ({ ms: timed(() => JSON.parse(text).result.tools.length) }),
+      native: () => runJson(bin.toolPath, ['--file', file, '--iterations', String(iterations)]),
+    };
+    // The bytes go into the module's memory as a fetch body does (malloc, one copy), then
+    // toolPathRun parses and registers them; the set is freed outside the timed part.
+    if (wasm) {
+      measures.wasm = () => ({
+        ms: timed(() => {
+          const at = wasm._malloc(bytes.length);
+          wasm.HEAPU8.set(bytes, at);
+          const count = wasm.toolPathRun(at, bytes.length);
+          wasm._free(at);
+          return count;
+        }, () => wasm.toolPathClear()),
+      });
+    }
+    const s = interleave(measures, opt.rounds);
+    const base = med(s.jsonParse, 'ms');
+    const rows = [
+      ['Node JSON.parse, same bytes (baseline)', fmt(base, 1), '1.00×', ''],
+      ['mcprt native: parse + register', fmt(med(s.native, 'path_ms'), 1), ratio(med(s.native, 'path_ms'), base), '≤ 1.5×'],
+      ['  of which parse_untrusted_json', fmt(med(s.native, 'parse_ms'), 1), ratio(med(s.native, 'parse_ms'), base), ''],
+      ['  nlohmann json::parse + register (before)', fmt(med(s.native, 'nlohmann_path_ms'), 1),
+        ratio(med(s.native, 'nlohmann_path_ms'), base), ''],
+    ];
+    if (s.wasm) rows.push(['mcprt wasm: bytes in + parse + register', fmt(med(s.wasm, 'ms'), 1), ratio(med(s.wasm, 'ms'), base), '≤ 1.5×']);
+    const notes = [`${s.native[0].tools} tools, ${fmt(s.native[0].bytes)} bytes; medians of ${iterations} iterations per round`];
+    if (!wasm) notes.push(`wasm: ${wasmModule} not built (cmake --preset wasm-release): skipped`);
+    const title = `toolpath: a tools/list of ${opt.pathTools} tools from bytes to registered tools, median of ${opt.rounds}`;
+    printTable(title, ['', 'ms', 'ratio', 'SPEC goal'], rows, notes);
+    return { title, samples: s };
+  },
 };
 
 // --------------------------------------------------------------------------------- main
@@ -364,7 +431,7 @@ const sections = {
 const results = {};
 for (const name of opt.only.split(',')) {
   if (!sections[name]) throw new Error(`unknown section ${name} (have: ${Object.keys(sections).join(', ')})`);
-  results[name] = sections[name]();
+  results[name] = await sections[name]();
 }
 if (opt.json) writeFileSync(opt.json, JSON.stringify({ options: opt, sdk, results }, null, 1));
 console.log(`\n${JSON.stringify({ options: opt, sdk, sections: Object.keys(results) })}`);
