@@ -165,10 +165,43 @@ class ClientSession {
   void call_tool(const std::string& name, json arguments, CallOptions options,
                  std::function<void(Result<json>)> done);
 
+  // resources/list, resources/templates/list and prompts/list: paged and guarded as
+  // list_tools; entries without a string `uri`, `uriTemplate` or `name` are dropped with a
+  // warning. A server whose capabilities lack `resources` (`prompts`) has none: an empty
+  // list, and nothing is asked (with unknown capabilities, a -32601 answer is one too).
+  void list_resources(std::function<void(Result<std::vector<json>>)> done, AbortSignal signal = {});
+  void list_resource_templates(std::function<void(Result<std::vector<json>>)> done,
+                               AbortSignal signal = {});
+  void list_prompts(std::function<void(Result<std::vector<json>>)> done, AbortSignal signal = {});
+
+  // resources/read {uri} → the raw ReadResourceResult, whose `contents` is an array (text
+  // or base64 `blob` entries); on the 2026-07-28 wire the server may ask for input first
+  // (MRTR, as for tools). Fails with invalid_argument when the server offers no resources.
+  void read_resource(const std::string& uri, CallOptions options,
+                     std::function<void(Result<json>)> done);
+  // resources/subscribe / resources/unsubscribe {uri} (the 2025 wire; the server must say
+  // `resources.subscribe`); notifications/resources/updated then reach on_notification.
+  // On the 2026-07-28 wire they fail with invalid_argument: there a subscription is part
+  // of subscriptions/listen, which does not carry resource subscriptions yet.
+  void subscribe_resource(const std::string& uri, std::function<void(Status)> done);
+  void unsubscribe_resource(const std::string& uri, std::function<void(Status)> done);
+
+  // prompts/get {name, arguments} → the raw GetPromptResult (its `messages` an array).
+  // `arguments`: null or an object of strings (invalid_argument otherwise).
+  void get_prompt(const std::string& name, json arguments, CallOptions options,
+                  std::function<void(Result<json>)> done);
+
+  // completion/complete: `ref` is {"type":"ref/prompt","name":N} or
+  // {"type":"ref/resource","uri":U} (a template), `argument` and `value` the argument being
+  // typed, `context` null or an object of the arguments already given. → the raw
+  // CompleteResult ({completion: {values, total?, hasMore?}}, `values` an array).
+  void complete(json ref, const std::string& argument, const std::string& value, json context,
+                CallOptions options, std::function<void(Result<json>)> done);
+
   // ping → Status (an empty result object is success).
   void ping(std::function<void(Status)> done, Millis timeout = Millis(0));
 
-  // Generic request for methods the session does not wrap yet (resources, prompts).
+  // Generic request for methods the session does not wrap.
   // Only once ready; errors (returned or passed to `done`) are prefixed like all others.
   Result<json> request(const std::string& method, json params, RequestOptions options,
                        ResponseCallback done);

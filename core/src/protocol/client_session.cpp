@@ -698,7 +698,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
         op->header_retried = true;
         logger->debug(prefix() + e.message + ": re-listing, retrying once");
         op->tool_definition = nullptr;
-        list_tools([weak = weak_from_this(), op](Result<std::vector<json>>) {
+        list(kToolsList, [weak = weak_from_this(), op](Result<std::vector<json>>) {
           auto self = weak.lock();
           if (!self || self->destroyed) return;
           self->resend(op);
@@ -898,22 +898,53 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
 
   // --- requests ----------------------------------------------------------------------
 
+  // What a paged list reads: the method, the page's array, the string field an entry must
+  // have, the server capability that offers it, and what an entry is called in logs.
+  struct ListKind {
+    const char* method;
+    const char* key;
+    const char* id_field;
+    const char* capability;
+    const char* noun;
+  };
+  static constexpr ListKind kToolsList{"tools/list", "tools", "name", "tools", "tool"};
+  static constexpr ListKind kResourcesList{"resources/list", "resources", "uri", "resources",
+                                           "resource"};
+  static constexpr ListKind kTemplatesList{"resources/templates/list", "resourceTemplates",
+                                           "uriTemplate", "resources", "resource template"};
+  static constexpr ListKind kPromptsList{"prompts/list", "prompts", "name", "prompts", "prompt"};
+
   struct ListOp {
+    const ListKind* kind = &kToolsList;
     std::function<void(Result<std::vector<json>>)> done;
     AbortSignal signal;
-    std::vector<json> tools;
+    std::vector<json> entries;
     std::set<std::string> cursors;
     std::size_t pages = 0;
-    std::map<std::string, std::vector<McpHeaderParam>> header_params;
-    json cache_hint;  // the first page's ttlMs / cacheScope (the 2026-07-28 wire)
+    std::map<std::string, std::vector<McpHeaderParam>> header_params;  // tools only
+    json cache_hint;  // tools only: the first page's ttlMs / cacheScope (the 2026-07-28 wire)
   };
 
-  void list_tools(std::function<void(Result<std::vector<json>>)> done, AbortSignal signal) {
+  // Whether the server's capabilities offer `capability`; true when they are unknown (a
+  // stored verdict connects without a discover result).
+  bool offers(const char* capability) const {
+    return server.capabilities.empty() ||
+           (server.capabilities.is_object() && server.capabilities.contains(capability));
+  }
+
+  void list(const ListKind& kind, std::function<void(Result<std::vector<json>>)> done,
+            AbortSignal signal) {
     if (state != State::ready) {
-      post_to(std::move(done), Result<std::vector<json>>(not_ready("tools/list")));
+      post_to(std::move(done), Result<std::vector<json>>(not_ready(kind.method)));
+      return;
+    }
+    // A server without the capability has none: an empty list, nothing asked.
+    if (&kind != &kToolsList && !offers(kind.capability)) {
+      post_to(std::move(done), Result<std::vector<json>>(std::vector<json>()));
       return;
     }
     auto op = std::make_shared<ListOp>();
+    op->kind = &kind;
     op->done = std::move(done);
     op->signal = std::move(signal);
     request_page(op, std::nullopt);
@@ -925,15 +956,17 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     ro.timeout = options.request_timeout;
     ro.signal = op->signal;
     auto sent = send(
-        "tools/list", std::move(params), std::move(ro),
+        op->kind->method, std::move(params), std::move(ro),
         guarded([op](Impl& self, Result<json> r) { self.on_page(op, std::move(r)); }));
-    // Also reached from inside list_tools(): post, never call back synchronously.
+    // Also reached from inside list(): post, never call back synchronously.
     if (!sent) finish_list(op, named(std::move(sent).error()));
   }
 
   void finish_list(const std::shared_ptr<ListOp>& op, Result<std::vector<json>> result) {
-    if (result.ok() && modern && options.http) header_params = std::move(op->header_params);
-    if (result.ok()) tools_cache_hint = std::move(op->cache_hint);
+    if (result.ok() && op->kind == &kToolsList) {
+      if (modern && options.http) header_params = std::move(op->header_params);
+      tools_cache_hint = std::move(op->cache_hint);
+    }
     post_to(std::move(op->done), std::move(result));
   }
 
@@ -952,16 +985,25 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void on_page(const std::shared_ptr<ListOp>& op, Result<json> answer) {
-    if (!answer.ok()) return finish_list(op, named(std::move(answer).error()));
+    const ListKind& kind = *op->kind;
+    if (!answer.ok()) {
+      // Unknown capabilities and a server without the method: it has none.
+      if (&kind != &kToolsList && server.capabilities.empty() && op->pages == 0 &&
+          answer.error().is_wire() && answer.error().wire_code == rpc_code::kMethodNotFound) {
+        return finish_list(op, std::vector<json>());
+      }
+      return finish_list(op, named(std::move(answer).error()));
+    }
     json& page = answer.value();
     ++op->pages;
     auto list_error = [&](std::string message) {
       finish_list(op, make_error(ErrorCode::protocol, std::move(message)));
     };
     if (!page.is_object()) {
-      return list_error("tools/list returned a non-object result: " + detail::describe_json(page));
+      return list_error(std::string(kind.method) + " returned a non-object result: " +
+                        detail::describe_json(page));
     }
-    if (modern && op->pages == 1) {
+    if (modern && op->pages == 1 && &kind == &kToolsList) {
       // SEP-2549: missing or negative ttlMs is 0 (stale at once), a missing scope private.
       std::int64_t ttl = 0;
       if (auto t = page.find("ttlMs"); t != page.end() && t->is_number_integer()) {
@@ -976,25 +1018,25 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
       op->cache_hint["ttlMs"] = ttl;
       op->cache_hint["cacheScope"] = std::move(scope);
     }
-    auto tools = page.find("tools");
-    if (tools == page.end() || !tools->is_array()) {
-      return list_error("tools/list result has no \"tools\" array (page " +
-                        std::to_string(op->pages) + ")");
+    auto entries = page.find(kind.key);
+    if (entries == page.end() || !entries->is_array()) {
+      return list_error(std::string(kind.method) + " result has no \"" + kind.key +
+                        "\" array (page " + std::to_string(op->pages) + ")");
     }
     std::size_t index = 0;
-    for (auto& tool : *tools) {
-      const char* problem = nullptr;
-      if (!tool.is_object()) {
+    for (auto& entry : *entries) {
+      std::string problem;
+      if (!entry.is_object()) {
         problem = "not an object";
-      } else if (auto name = tool.find("name"); name == tool.end() || !name->is_string()) {
-        problem = "no string \"name\"";
+      } else if (auto id = entry.find(kind.id_field); id == entry.end() || !id->is_string()) {
+        problem = std::string("no string \"") + kind.id_field + "\"";
       }
-      if (problem) {
-        logger->warn(prefix() + "ignoring tool " + std::to_string(index) + " of tools/list page " +
-                     std::to_string(op->pages) + ": " + problem + ": " +
-                     detail::describe_json(tool));
-      } else if (keep_for_headers(op, tool)) {
-        op->tools.push_back(std::move(tool));
+      if (!problem.empty()) {
+        logger->warn(prefix() + "ignoring " + kind.noun + " " + std::to_string(index) + " of " +
+                     kind.method + " page " + std::to_string(op->pages) + ": " + problem + ": " +
+                     detail::describe_json(entry));
+      } else if (&kind != &kToolsList || keep_for_headers(op, entry)) {
+        op->entries.push_back(std::move(entry));
       }
       ++index;
     }
@@ -1002,61 +1044,173 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     auto next = page.find("nextCursor");
     if (next == page.end() || next->is_null() ||
         (next->is_string() && next->get_ref<const std::string&>().empty())) {
-      return finish_list(op, std::move(op->tools));
+      return finish_list(op, std::move(op->entries));
     }
     if (!next->is_string()) {
-      return list_error("tools/list returned a nextCursor that is not a string: " +
+      return list_error(std::string(kind.method) + " returned a nextCursor that is not a string: " +
                         detail::describe_json(*next));
     }
     std::string cursor = next->get<std::string>();
     if (!op->cursors.insert(cursor).second) {
-      return list_error("tools/list returned the cursor \"" + cursor +
+      return list_error(std::string(kind.method) + " returned the cursor \"" + cursor +
                         "\" twice; stopping to avoid an endless listing");
     }
     if (options.max_list_pages != 0 && op->pages >= options.max_list_pages) {
-      return list_error("tools/list still had more pages after " + std::to_string(op->pages) +
-                        " pages; stopping");
+      return list_error(std::string(kind.method) + " still had more pages after " +
+                        std::to_string(op->pages) + " pages; stopping");
     }
     request_page(op, cursor);
   }
 
-  void call_tool(const std::string& name, json arguments, CallOptions call,
-                 std::function<void(Result<json>)> done) {
-    if (state != State::ready) {
-      post_to(std::move(done), Result<json>(not_ready("tools/call " + name)));
-      return;
-    }
-    if (arguments.is_null()) arguments = json::object();
-    if (!arguments.is_object()) {
-      post_to(std::move(done),
-              Result<json>(make_error(ErrorCode::invalid_argument,
-                                      "tools/call " + name + ": arguments must be an object")));
-      return;
-    }
+  // What must hold of a request's (object) result: empty, or what is wrong with it.
+  using ResultCheck = std::string (*)(const json& result);
+
+  static std::string has_array(const json& result, const char* key) {
+    auto it = result.find(key);
+    return it != result.end() && it->is_array() ? std::string()
+                                                : std::string("a result without a \"") + key + "\" array";
+  }
+
+  // A request whose answer must be an object that passes `check`; its failures (not ready,
+  // refused arguments, errors, a bad shape) reach `done` named, never synchronously.
+  void request_object(const std::string& method, const std::string& what, json params,
+                      CallOptions call, ResultCheck check, std::function<void(Result<json>)> done) {
     RequestOptions ro;
     ro.timeout = call.timeout;
     ro.max_total_timeout = call.max_total_timeout;
     ro.signal = std::move(call.signal);
     ro.on_progress = std::move(call.on_progress);
+    auto shared_done = std::make_shared<std::function<void(Result<json>)>>(std::move(done));
+    auto sent = send(
+        method, std::move(params), std::move(ro),
+        guarded([shared_done, what, check](Impl& self, Result<json> r) {
+          auto fn = std::move(*shared_done);
+          if (!fn) return;
+          if (!r.ok()) return fn(self.named(std::move(r).error()));
+          std::string problem = !r.value().is_object()
+                                    ? "a non-object result: " + detail::describe_json(r.value())
+                                : check ? check(r.value())
+                                        : std::string();
+          if (!problem.empty()) return fn(self.make_error(ErrorCode::protocol, what + " returned " + problem));
+          fn(std::move(r));
+        }),
+        std::move(call.tool_definition));
+    if (!sent) post_to(std::move(*shared_done), Result<json>(named(std::move(sent).error())));
+  }
+
+  // Refuses (posted) what cannot be sent: not ready, or a capability the server lacks.
+  bool refuse(const std::string& what, const char* capability, std::function<void(Result<json>)>& done) {
+    if (state != State::ready) {
+      post_to(std::move(done), Result<json>(not_ready(what)));
+      return true;
+    }
+    if (capability && !offers(capability)) {
+      post_to(std::move(done), Result<json>(make_error(
+                                   ErrorCode::invalid_argument,
+                                   what + ": the server does not offer " + capability)));
+      return true;
+    }
+    return false;
+  }
+
+  void call_tool(const std::string& name, json arguments, CallOptions call,
+                 std::function<void(Result<json>)> done) {
+    const std::string what = "tools/call " + name;
+    if (refuse(what, nullptr, done)) return;
+    if (arguments.is_null()) arguments = json::object();
+    if (!arguments.is_object()) {
+      post_to(std::move(done),
+              Result<json>(make_error(ErrorCode::invalid_argument, what + ": arguments must be an object")));
+      return;
+    }
     json params = json::object();
     params["name"] = name;
     params["arguments"] = std::move(arguments);
-    auto shared_done = std::make_shared<std::function<void(Result<json>)>>(std::move(done));
-    auto sent =
-        send("tools/call", std::move(params), std::move(ro),
-                      guarded([shared_done](Impl& self, Result<json> r) {
-                        auto fn = std::move(*shared_done);
-                        if (!fn) return;
-                        if (!r.ok()) return fn(self.named(std::move(r).error()));
-                        if (!r.value().is_object()) {
-                          return fn(self.make_error(ErrorCode::protocol,
-                                                    "tools/call returned a non-object result: " +
-                                                        detail::describe_json(r.value())));
-                        }
-                        fn(std::move(r));
-                      }),
-             std::move(call.tool_definition));
-    if (!sent) post_to(std::move(*shared_done), Result<json>(named(std::move(sent).error())));
+    request_object("tools/call", "tools/call", std::move(params), std::move(call), nullptr, std::move(done));
+  }
+
+  void read_resource(const std::string& uri, CallOptions call, std::function<void(Result<json>)> done) {
+    const std::string what = "resources/read " + uri;
+    if (refuse(what, "resources", done)) return;
+    request_object("resources/read", what, json_object({{"uri", uri}}), std::move(call),
+                   [](const json& r) { return has_array(r, "contents"); }, std::move(done));
+  }
+
+  void get_prompt(const std::string& name, json arguments, CallOptions call,
+                  std::function<void(Result<json>)> done) {
+    const std::string what = "prompts/get " + name;
+    if (refuse(what, "prompts", done)) return;
+    if (arguments.is_null()) arguments = json::object();
+    bool strings = arguments.is_object();
+    for (const auto& [key, value] : arguments.items()) strings = strings && value.is_string();
+    if (!strings) {
+      post_to(std::move(done), Result<json>(make_error(
+                                   ErrorCode::invalid_argument,
+                                   what + ": arguments must be an object of strings")));
+      return;
+    }
+    json params = json::object();
+    params["name"] = name;
+    if (!arguments.empty()) params["arguments"] = std::move(arguments);
+    request_object("prompts/get", what, std::move(params), std::move(call),
+                   [](const json& r) { return has_array(r, "messages"); }, std::move(done));
+  }
+
+  void complete(json ref, const std::string& argument, const std::string& value, json context,
+                CallOptions call, std::function<void(Result<json>)> done) {
+    const std::string what = "completion/complete " + argument;
+    if (refuse(what, "completions", done)) return;
+    const std::string type = ref.is_object() ? ref.value("type", std::string()) : std::string();
+    const bool valid_ref = (type == "ref/prompt" && ref.contains("name") && ref["name"].is_string()) ||
+                           (type == "ref/resource" && ref.contains("uri") && ref["uri"].is_string());
+    if (!valid_ref || !(context.is_null() || context.is_object())) {
+      post_to(std::move(done),
+              Result<json>(make_error(ErrorCode::invalid_argument,
+                                      what + ": ref must be {\"type\":\"ref/prompt\",\"name\":...} or "
+                                             "{\"type\":\"ref/resource\",\"uri\":...} and the "
+                                             "context an object of the arguments already given")));
+      return;
+    }
+    json params = json::object();
+    params["ref"] = std::move(ref);
+    params["argument"] = json_object({{"name", argument}, {"value", value}});
+    if (context.is_object() && !context.empty()) params["context"]["arguments"] = std::move(context);
+    request_object("completion/complete", what, std::move(params), std::move(call),
+                   [](const json& r) -> std::string {
+                     auto c = r.find("completion");
+                     if (c == r.end() || !c->is_object()) return "a result without a \"completion\" object";
+                     return has_array(*c, "values");
+                   },
+                   std::move(done));
+  }
+
+  // resources/subscribe or resources/unsubscribe {uri} (the 2025 wire).
+  void subscription(const std::string& uri, bool on, std::function<void(Status)> done) {
+    const std::string method = on ? "resources/subscribe" : "resources/unsubscribe";
+    const std::string what = method + " " + uri;
+    std::function<void(Result<json>)> answered = [done = std::move(done)](Result<json> r) {
+      done(r.ok() ? Status() : Status(std::move(r).error()));
+    };
+    if (refuse(what, "resources", answered)) return;
+    if (modern) {
+      post_to(std::move(answered),
+              Result<json>(make_error(ErrorCode::invalid_argument,
+                                      what + ": the 2026-07-28 wire subscribes through "
+                                             "subscriptions/listen, which mcprt does not send "
+                                             "resource subscriptions on yet")));
+      return;
+    }
+    auto resources = server.capabilities.find("resources");
+    if (resources == server.capabilities.end() || !is_true_at(*resources, "subscribe")) {
+      post_to(std::move(answered),
+              Result<json>(make_error(ErrorCode::invalid_argument,
+                                      what + ": the server does not offer resource subscriptions")));
+      return;
+    }
+    CallOptions call;
+    call.timeout = options.request_timeout;
+    request_object(method, what, json_object({{"uri", uri}}), std::move(call), nullptr,
+                   std::move(answered));
   }
 
   void ping(std::function<void(Status)> done, Millis timeout) {
@@ -1131,7 +1285,47 @@ void ClientSession::connect(std::function<void(Status)> done) { impl_->connect(s
 
 void ClientSession::list_tools(std::function<void(Result<std::vector<json>>)> done,
                                AbortSignal signal) {
-  impl_->list_tools(std::move(done), std::move(signal));
+  impl_->list(Impl::kToolsList, std::move(done), std::move(signal));
+}
+
+void ClientSession::list_resources(std::function<void(Result<std::vector<json>>)> done,
+                                   AbortSignal signal) {
+  impl_->list(Impl::kResourcesList, std::move(done), std::move(signal));
+}
+
+void ClientSession::list_resource_templates(std::function<void(Result<std::vector<json>>)> done,
+                                            AbortSignal signal) {
+  impl_->list(Impl::kTemplatesList, std::move(done), std::move(signal));
+}
+
+void ClientSession::list_prompts(std::function<void(Result<std::vector<json>>)> done,
+                                 AbortSignal signal) {
+  impl_->list(Impl::kPromptsList, std::move(done), std::move(signal));
+}
+
+void ClientSession::read_resource(const std::string& uri, CallOptions options,
+                                  std::function<void(Result<json>)> done) {
+  impl_->read_resource(uri, std::move(options), std::move(done));
+}
+
+void ClientSession::subscribe_resource(const std::string& uri, std::function<void(Status)> done) {
+  impl_->subscription(uri, true, std::move(done));
+}
+
+void ClientSession::unsubscribe_resource(const std::string& uri, std::function<void(Status)> done) {
+  impl_->subscription(uri, false, std::move(done));
+}
+
+void ClientSession::get_prompt(const std::string& name, json arguments, CallOptions options,
+                               std::function<void(Result<json>)> done) {
+  impl_->get_prompt(name, std::move(arguments), std::move(options), std::move(done));
+}
+
+void ClientSession::complete(json ref, const std::string& argument, const std::string& value,
+                             json context, CallOptions options,
+                             std::function<void(Result<json>)> done) {
+  impl_->complete(std::move(ref), argument, value, std::move(context), std::move(options),
+                  std::move(done));
 }
 
 void ClientSession::call_tool(const std::string& name, json arguments, CallOptions options,
