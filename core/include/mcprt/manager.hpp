@@ -141,6 +141,9 @@ struct ServerState {
   std::string stderr_tail;       // stdio servers: the end of stderr at the last failure
   std::size_t tool_count = 0;
   bool tools_from_cache = false;  // the server's tools are deferred tools from the cache
+  std::size_t resource_count = 0;           // its entries in resources()
+  std::size_t resource_template_count = 0;  // ... resource_templates()
+  std::size_t prompt_count = 0;             // ... prompts()
   // A tools/list_changed re-list is scheduled (debounce) or running: the tool count is
   // about to change. One-shot hosts wait for it before printing or exiting.
   bool tools_refreshing = false;
@@ -148,6 +151,21 @@ struct ServerState {
   SourceInfo source;
   std::string config_hash;
 };
+
+// A resource, resource template or prompt a server offers (SPEC §15), as it listed it:
+//   resource  {uri, name, title?, description?, mimeType?, size?, annotations?, ...}
+//   template  {uriTemplate, name, title?, description?, mimeType?, annotations?, ...}
+//   prompt    {name, title?, description?, arguments?: [{name, description?, required?}]}
+// Entries are checked only for their key (`uri`, `uriTemplate`, `name`: a string); every
+// other member is the server's, unchecked: treat it as untrusted text.
+struct CatalogEntry {
+  std::string server;
+  SharedJson definition;
+  bool from_cache = false;  // from the cache entry: the server has not listed it this run
+};
+
+enum class CatalogKind { resources, resource_templates, prompts };
+const char* to_string(CatalogKind kind);  // "resources", "resource templates", "prompts"
 
 struct StatusEvent {
   std::string server;
@@ -191,6 +209,48 @@ class McpManager {
   // The live session, or null.
   std::shared_ptr<ClientSession> connection(const std::string& name) const;
 
+  // The catalogs (SPEC §15): every server's resources, resource templates and prompts,
+  // sorted by (server, uri | uriTemplate | name). A server lists them once its tools are
+  // listed, again after notifications/{resources,prompts}/list_changed and on every
+  // reconnect; they are saved in its tool cache entry, so a restart shows them (from_cache)
+  // before the server answers. A server without the capability has none (never an error);
+  // a failed listing keeps what the server had and is a warning naming it. A server that
+  // is disconnected or removed takes its entries with it.
+  std::vector<CatalogEntry> resources() const;
+  std::vector<CatalogEntry> resource_templates() const;
+  std::vector<CatalogEntry> prompts() const;
+  const std::vector<CatalogEntry>& catalog(CatalogKind kind) const;
+  // The server that offers `uri`: the first (by name) that lists it as a resource, else the
+  // first with a template that matches it (RFC 6570 simple expansion: each {var} matches
+  // one or more characters other than '/'; {+var} / {#var} any). Empty when none does.
+  std::string server_for_resource(const std::string& uri) const;
+
+  // resources/read, prompts/get and completion/complete on `server`, sent like a tool call:
+  // a server still connecting or reconnecting is waited for (within the call's deadline),
+  // the deadline defaults to the server's toolTimeout, an unknown / failed / needs-auth
+  // server fails at once with an error naming it. Results are the raw MCP results
+  // (ClientSession::read_resource, get_prompt, complete).
+  void read_resource(const std::string& server, const std::string& uri, CallOptions options,
+                     std::function<void(Result<json>)> done);
+  void get_prompt(const std::string& server, const std::string& name, json arguments,
+                  CallOptions options, std::function<void(Result<json>)> done);
+  void complete(const std::string& server, json ref, const std::string& argument,
+                const std::string& value, json context, CallOptions options,
+                std::function<void(Result<json>)> done);
+
+  // A subscription to one resource of `server`: every notifications/resources/updated for
+  // `uri` reaches `on_updated` (its params: {uri, title?}). It lives until
+  // unsubscribe_resource or the manager's end, across reconnects (the manager subscribes
+  // again on every connection). `done` gets the first subscribe's outcome (a server that
+  // is not connected yet is waited for; one without `resources.subscribe` fails with
+  // invalid_argument, and the subscription is then gone). Returns the subscription's id.
+  std::uint64_t subscribe_resource(const std::string& server, const std::string& uri,
+                                   std::function<void(const json& params)> on_updated,
+                                   std::function<void(Status)> done = nullptr);
+  // Ends the subscription (resources/unsubscribe once no other subscription of the same
+  // server and uri is left). Unknown ids are ignored.
+  void unsubscribe_resource(std::uint64_t id);
+
   // Completes once `name` is connected, or fails: unknown server, timeout (the server's
   // timeout), circuit open, disconnected on purpose. A disconnected server with reconnect
   // enabled is reconnected.
@@ -220,6 +280,10 @@ class McpManager {
   // tools() (a late server, list_changed, a reconnect, a disconnect).
   std::uint64_t on_tools_changed(std::function<void()> listener);
   std::uint64_t on_status(std::function<void(const StatusEvent&)> listener);
+  // Fires after any change of a catalog of `server` (listed, re-listed, from the cache,
+  // gone with the server); once per kind that changed.
+  std::uint64_t on_catalog_changed(
+      std::function<void(const std::string& server, CatalogKind kind)> listener);
   void remove_listener(std::uint64_t id);
 
   // The McpToolHost the manager's tools call through (also for child sessions).

@@ -126,6 +126,11 @@ struct McpToolInfo {
   std::string path;         // "mcp:<server> via <provider display name>", or "mcp:<server>"
   bool deferred = false;    // built from the cache; waits for the connection first
   SharedJson definition;    // the raw definition as listed
+  // The definition's `annotations` (title, readOnlyHint, destructiveHint, idempotentHint,
+  // openWorldHint) are claims the server makes about its own tool (SPEC §15): a host may
+  // act on them (skip a confirmation for a read-only tool) only when this is true, which
+  // is when ToolBuildOptions::trusted_servers names the server.
+  bool annotations_trusted = false;
 };
 
 struct ToolBuildOptions {
@@ -135,6 +140,8 @@ struct ToolBuildOptions {
   // "required" are left out (listed or cached), because calling one without a task fails
   // with -32601; "optional" and "forbidden" tools stay.
   bool task_support = false;
+  // Servers whose tool annotations the host trusts (McpToolInfo::annotations_trusted).
+  std::vector<std::string> trusted_servers;
 };
 
 // Whether a raw tool definition says `"execution": {"taskSupport": "required"}`.
@@ -148,6 +155,9 @@ class McpTool : public Tool {
   const std::string& description() const override { return info_.description; }
   const json& input_schema() const override { return info_.input_schema; }
   const McpToolInfo& info() const { return info_; }
+  // The definition's `annotations` object; an empty object when it has none (or not an
+  // object). Untrusted unless info().annotations_trusted.
+  const json& annotations() const;
   void call(json arguments, ToolCallOptions options, ToolDone done) override;
 
  protected:
