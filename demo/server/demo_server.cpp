@@ -58,13 +58,16 @@ void log_line(std::string_view line) {
 void print_usage() {
   std::string text =
       "usage: mcprt-demo-server [--http PORT [--host HOST]] [--startup-delay-ms N]\n"
+      "                         [--ticker-ms N]\n"
       "                         [--protocol legacy|2026|dual] [--ttl-ms N]\n"
       "                         [--cache-scope public|private]\n"
       "                         [--exit-on-early-request | --ignore-early-requests]\n"
       "                         [--log-requests] [--verbose] [--quiet] [--version] [--help]\n"
       "\n"
       "A demo MCP server speaking newline-delimited JSON-RPC on stdin/stdout.\n"
-      "Tools: echo, add, now, word_count, slow_task, fail.\n"
+      "Tools: echo, add, now, word_count, slow_task, fail. Resources: demo://readme,\n"
+      "demo://logo.png, demo://ticker (subscribable), demo://notes/{name}. Prompts: greet,\n"
+      "summarize (with argument completion).\n"
       "  --protocol legacy|2026|dual\n"
       "               legacy: MCP 2025-11-25 and older (initialize, sessions);\n"
       "               2026: MCP 2026-07-28 only (stateless: server/discover, _meta on\n"
@@ -92,6 +95,8 @@ void print_usage() {
       "               \"listening on http://...\"); stops on SIGINT/SIGTERM\n"
       "  --host HOST  loopback address to listen on (default 127.0.0.1; also ::1,\n"
       "               localhost); other addresses are refused\n"
+      "  --ticker-ms N\n"
+      "               demo://ticker changes every N ms while subscribed (default 2000)\n"
       "  --startup-delay-ms N\n"
       "               answer initialize only after N ms (plays a slow-starting server)\n"
       "  --verbose    log every message received and sent (to stderr)\n"
@@ -348,6 +353,7 @@ int main(int argc, char** argv) {
   std::string host = "127.0.0.1";
   bool host_given = false;
   int startup_delay_ms = 0;
+  int ticker_ms = 2000;
   bool protocol_given = false;
   mcprt::demo::ProtocolMode protocol = mcprt::demo::ProtocolMode::legacy;
   std::int64_t ttl_ms = 0;
@@ -379,6 +385,12 @@ int main(int argc, char** argv) {
     } else if (arg == "--startup-delay-ms") {
       if (i + 1 >= argc || !parse_delay(argv[i + 1], startup_delay_ms)) {
         log_line("--startup-delay-ms needs a number of milliseconds (0..600000)");
+        return 2;
+      }
+      ++i;
+    } else if (arg == "--ticker-ms") {
+      if (i + 1 >= argc || !parse_delay(argv[i + 1], ticker_ms) || ticker_ms < 10) {
+        log_line("--ticker-ms needs a number of milliseconds (10..600000)");
         return 2;
       }
       ++i;
@@ -443,6 +455,7 @@ int main(int argc, char** argv) {
   }
   auto apply_protocol = [&](mcprt::demo::DemoServerOptions& o) {
     o.protocol = protocol;
+    o.ticker_interval = std::chrono::milliseconds(ticker_ms);
     o.test_tools = protocol_given;
     o.ttl_ms = ttl_ms;
     o.cache_scope = cache_scope;

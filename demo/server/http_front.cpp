@@ -457,6 +457,14 @@ void HttpFrontEnd::on_post(const httplib::Request& req, httplib::Response& res) 
     s->id = random_hex(16);
     s->server = std::make_unique<DemoServer>(*scheduler_, options_.server);
     session = s.get();
+    // Resource updates belong to no request: they go on the GET stream while it is open
+    // and are dropped otherwise (2025-11-25 lets a server do either).
+    s->server->set_notify([this, session](const json& m) {
+      if (auto stream = session->get_stream.lock()) {
+        stream->out.push_back(m);
+        if (stream->waited) data_cv_.notify_all();
+      }
+    });
     sessions_.emplace(s->id, std::move(s));
   } else {
     if (!req.has_header("Mcp-Session-Id")) {
@@ -598,16 +606,22 @@ void HttpFrontEnd::on_modern_post(const httplib::Request& req, httplib::Response
   std::unique_lock<std::mutex> lock(mutex_);
   if (stopping_) return refuse(res, 503, kTransportError, "Service Unavailable: shutting down");
   auto server = std::make_unique<DemoServer>(*scheduler_, options_.server);
-  if (method == "tools/call") {
-    const json& name = params.contains("name") ? params["name"] : json();
+  // Mcp-Name mirrors params.name (tools/call, prompts/get) or params.uri (resources/read).
+  if (method == "tools/call" || method == "prompts/get" || method == "resources/read") {
+    const char* field = method == "resources/read" ? "uri" : "name";
+    const json& value = params.contains(field) ? params[field] : json();
     const auto sent_name = decode_header_value(req.get_header_value("Mcp-Name"));
-    if (name.is_string() &&
-        (!req.has_header("Mcp-Name") || !sent_name || *sent_name != name.get<std::string>())) {
+    if (value.is_string() &&
+        (!req.has_header("Mcp-Name") || !sent_name || *sent_name != value.get<std::string>())) {
       lock.unlock();
       return refuse_request(400, kHeaderMismatch,
                             "Header mismatch: Mcp-Name \"" + req.get_header_value("Mcp-Name") +
-                                "\" must equal params.name \"" + name.get<std::string>() + "\"");
+                                "\" must equal params." + field + " \"" +
+                                value.get<std::string>() + "\"");
     }
+  }
+  if (method == "tools/call") {
+    const json& name = params.contains("name") ? params["name"] : json();
     // x-mcp-header: each annotated argument must arrive as Mcp-Param-<Name> too.
     const json& args = params.contains("arguments") && params["arguments"].is_object()
                            ? params["arguments"]
@@ -772,9 +786,10 @@ void HttpFrontEnd::on_get(const httplib::Request& req, httplib::Response& res) {
                   "Method Not Allowed: 2026-07-28 has no GET stream (use subscriptions/listen)");
   }
   // The session's standalone SSE stream (2025-11-25 "Listening for Messages from the
-  // Server"). The demo sends nothing outside a request's answer today, so it stays open
-  // and quiet until the session ends or the client goes away; offering it spares browsers
-  // a refused request (which Chromium logs as an error) and exercises the client's stream.
+  // Server"). It carries what belongs to no request (notifications/resources/updated of
+  // the session's subscriptions) and stays open until the session ends or the client goes
+  // away; offering it also spares browsers a refused request (which Chromium logs as an
+  // error).
   if (!req.has_header("Mcp-Session-Id")) {
     return refuse(res, 400, kTransportError, "Bad Request: no Mcp-Session-Id header");
   }

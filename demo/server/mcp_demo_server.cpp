@@ -241,6 +241,82 @@ std::string sampled_text(const json& result) {
   return {};
 }
 
+
+constexpr const char* kReadmeUri = "demo://readme";
+constexpr const char* kLogoUri = "demo://logo.png";
+constexpr const char* kNotesTemplate = "demo://notes/{name}";
+constexpr const char* kNotesPrefix = "demo://notes/";
+
+constexpr const char* kReadmeText =
+    "# mcprt demo server\n"
+    "\n"
+    "A small MCP server for trying mcprt: six tools (echo, add, now, word_count, slow_task,\n"
+    "fail), three resources (this readme, a logo and a ticker that changes every few\n"
+    "seconds while you are subscribed), notes behind the template demo://notes/{name}, and\n"
+    "two prompts (greet, summarize) with argument completion.\n";
+
+// A 16x16 RGB PNG (a blue disc on white), 115 bytes.
+constexpr const char* kLogoBase64 =
+    "iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAAOklEQVR42mP4TyJgQONr52xAQ/g0YKrG1MNAUDWaHgZi"
+    "VCPrYSBSNVzPiNVAcrCSE3HkJA1yEh8xAACTavIosEeL4QAAAABJRU5ErkJggg==";
+constexpr int kLogoBytes = 115;
+
+constexpr const char* kNoteNames[] = {"alpha", "beta", "gamma"};
+constexpr const char* kGreetStyles[] = {"formal", "casual", "pirate"};
+
+// The note `name` of demo://notes/<name> when it is one of kNoteNames; empty otherwise.
+std::string note_name(const std::string& uri) {
+  if (uri.rfind(kNotesPrefix, 0) != 0) return {};
+  const std::string name = uri.substr(std::string_view(kNotesPrefix).size());
+  for (const char* n : kNoteNames) {
+    if (name == n) return name;
+  }
+  return {};
+}
+
+std::string note_text(const std::string& name) {
+  return "Note " + name + ": a note of the mcprt demo server, read through the template " +
+         kNotesTemplate + ".";
+}
+
+bool is_known_resource(const std::string& uri) {
+  return uri == kReadmeUri || uri == kLogoUri || uri == kTickerUri || !note_name(uri).empty();
+}
+
+// Every URI summarize's completion offers: the listed resources, then the notes.
+std::vector<std::string> all_resource_uris() {
+  std::vector<std::string> uris{kReadmeUri, kLogoUri, kTickerUri};
+  for (const char* n : kNoteNames) uris.push_back(std::string(kNotesPrefix) + n);
+  return uris;
+}
+
+// The contents of a known resource (resources/read's `contents[0]`, the `resource` of an
+// embedded resource block); null for an unknown uri.
+json resource_contents(const std::string& uri, std::uint64_t ticks) {
+  if (uri == kReadmeUri) {
+    return json{{"uri", uri}, {"mimeType", "text/markdown"}, {"text", kReadmeText}};
+  }
+  if (uri == kLogoUri) {
+    return json{{"uri", uri}, {"mimeType", "image/png"}, {"blob", kLogoBase64}};
+  }
+  if (uri == kTickerUri) {
+    return json{{"uri", uri}, {"mimeType", "text/plain"}, {"text", "tick " + std::to_string(ticks)}};
+  }
+  if (const std::string name = note_name(uri); !name.empty()) {
+    return json{{"uri", uri}, {"mimeType", "text/plain"}, {"text", note_text(name)}};
+  }
+  return nullptr;
+}
+
+// The members of `candidates` that start with `prefix`, in order.
+json completion_values(const std::vector<std::string>& candidates, const std::string& prefix) {
+  json values = json::array();
+  for (const auto& c : candidates) {
+    if (c.rfind(prefix, 0) == 0) values.push_back(c);
+  }
+  return values;
+}
+
 }  // namespace
 
 DemoServer::DemoServer(Scheduler& scheduler, DemoServerOptions options)
@@ -251,6 +327,58 @@ DemoServer::DemoServer(Scheduler& scheduler, DemoServerOptions options)
 DemoServer::~DemoServer() {
   cancel_all();
   remove_listens();
+}
+
+json DemoServer::resource_definitions() {
+  return json::array({
+      {{"uri", kReadmeUri},
+       {"name", "readme"},
+       {"title", "About the demo server"},
+       {"description", "What this server offers, in a few lines of Markdown."},
+       {"mimeType", "text/markdown"}},
+      {{"uri", kLogoUri},
+       {"name", "logo.png"},
+       {"title", "Logo"},
+       {"description", "A 16x16 PNG image (binary contents, sent as a base64 blob)."},
+       {"mimeType", "image/png"},
+       {"size", kLogoBytes}},
+      {{"uri", kTickerUri},
+       {"name", "ticker"},
+       {"title", "Ticker"},
+       {"description",
+        "\"tick N\": advances every 2 s (--ticker-ms) while a client is subscribed to it; each "
+        "subscriber is told (notifications/resources/updated)."},
+       {"mimeType", "text/plain"}},
+  });
+}
+
+json DemoServer::resource_template_definitions() {
+  return json::array({
+      {{"uriTemplate", kNotesTemplate},
+       {"name", "note"},
+       {"title", "Notes"},
+       {"description", "A short note; the names alpha, beta and gamma exist."},
+       {"mimeType", "text/plain"}},
+  });
+}
+
+json DemoServer::prompt_definitions() {
+  return json::array({
+      {{"name", "greet"},
+       {"title", "Greet someone"},
+       {"description", "Asks the model to greet a person, in a style of your choice."},
+       {"arguments",
+        json::array({{{"name", "name"}, {"description", "Who to greet."}, {"required", true}},
+                     {{"name", "style"},
+                      {"description", "formal, casual or pirate."},
+                      {"required", false}}})}},
+      {{"name", "summarize"},
+       {"title", "Summarize a resource"},
+       {"description", "Asks the model to summarize one of this server's resources."},
+       {"arguments", json::array({{{"name", "uri"},
+                                   {"description", "The resource's URI (completions list them)."},
+                                   {"required", true}}})}},
+  });
 }
 
 json DemoServer::listed_tools(bool modern) const {
@@ -273,8 +401,12 @@ bool DemoServer::is_modern_request(ProtocolMode mode, const json& message) {
 
 std::optional<DemoServer::Refusal> DemoServer::check_modern(const std::string& method,
                                                             const json& params) {
-  if (method != "server/discover" && method != "tools/list" && method != "tools/call" &&
-      method != "subscriptions/listen") {
+  static constexpr const char* kModernMethods[] = {
+      "server/discover", "tools/list",     "tools/call",  "subscriptions/listen",
+      "resources/list",  "resources/read", "prompts/list", "resources/templates/list",
+      "prompts/get",     "completion/complete"};
+  if (std::find(std::begin(kModernMethods), std::end(kModernMethods), method) ==
+      std::end(kModernMethods)) {
     return Refusal{kMethodNotFound, "Method not found: " + method, nullptr};
   }
   const json& meta = member(params, "_meta");
@@ -469,6 +601,16 @@ void DemoServer::handle_request(const json& id, const std::string& method, const
   if (method == "ping") return reply(send, id, json::object());
   if (method == "tools/list") return on_tools_list(id, params, send, false);
   if (method == "tools/call") return on_tools_call(id, params, send, false);
+  if (method == "resources/list" || method == "resources/templates/list" ||
+      method == "prompts/list") {
+    return on_catalog_list(id, method, params, send, false);
+  }
+  if (method == "resources/read") return on_resources_read(id, params, send, false);
+  if (method == "resources/subscribe" || method == "resources/unsubscribe") {
+    return on_subscribe(id, method, params, send);
+  }
+  if (method == "prompts/get") return on_prompts_get(id, params, send, false);
+  if (method == "completion/complete") return on_complete(id, params, send, false);
   reply_error(send, id, kMethodNotFound, "Method not found: " + method);
 }
 
@@ -482,7 +624,11 @@ void DemoServer::handle_modern(const json& id, const std::string& method, const 
     return reply(send, id,
                  json{{"resultType", "complete"},
                       {"supportedVersions", json::array({kModernProtocolVersion})},
-                      {"capabilities", {{"tools", {{"listChanged", true}}}}},
+                      {"capabilities",
+                       {{"tools", {{"listChanged", true}}},
+                        {"resources", {{"subscribe", true}, {"listChanged", true}}},
+                        {"prompts", {{"listChanged", true}}},
+                        {"completions", json::object()}}},
                       {"_meta",
                        {{kMetaServerInfo,
                          {{"name", options_.server_name},
@@ -493,6 +639,13 @@ void DemoServer::handle_modern(const json& id, const std::string& method, const 
   }
   if (method == "tools/list") return on_tools_list(id, params, send, true);
   if (method == "tools/call") return on_tools_call(id, params, send, true);
+  if (method == "resources/list" || method == "resources/templates/list" ||
+      method == "prompts/list") {
+    return on_catalog_list(id, method, params, send, true);
+  }
+  if (method == "resources/read") return on_resources_read(id, params, send, true);
+  if (method == "prompts/get") return on_prompts_get(id, params, send, true);
+  if (method == "completion/complete") return on_complete(id, params, send, true);
   on_listen(id, params, send, close);  // check_modern let only subscriptions/listen through
 }
 
@@ -579,7 +732,11 @@ void DemoServer::on_initialize(const json& id, const json& params, const Send& s
   log("initialize from " + (client_name_.empty() ? std::string("unnamed client") : client_name_) +
       ": asked " + wanted + ", agreed " + agreed);
   json result{{"protocolVersion", agreed},
-             {"capabilities", {{"tools", {{"listChanged", options_.test_tools}}}}},
+             {"capabilities",
+              {{"tools", {{"listChanged", options_.test_tools}}},
+               {"resources", {{"subscribe", true}, {"listChanged", true}}},
+               {"prompts", {{"listChanged", true}}},
+               {"completions", json::object()}}},
              {"serverInfo",
               {{"name", options_.server_name},
                {"title", "mcprt demo server"},
@@ -589,9 +746,12 @@ void DemoServer::on_initialize(const json& id, const json& params, const Send& s
                   ? "A demo server for mcprt. Tools: echo, add, now, word_count, slow_task "
                     "(progress and cancellation), fail (always a tool error), and the test "
                     "tools ask_name, ask_model, list_roots, toggle_tool, drop_listen, "
-                    "region_echo."
+                    "region_echo. Resources: demo://readme, demo://logo.png, demo://ticker "
+                    "(subscribable), demo://notes/{name}. Prompts: greet, summarize."
                   : "A demo server for mcprt. Tools: echo, add, now, word_count, slow_task "
-                    "(progress and cancellation), fail (always a tool error)."}};
+                    "(progress and cancellation), fail (always a tool error). Resources: "
+                    "demo://readme, demo://logo.png, demo://ticker (subscribable), "
+                    "demo://notes/{name}. Prompts: greet, summarize."}};
   if (options_.startup_delay.count() <= 0) return reply(send, id, std::move(result));
   // The Send must stay callable until the timer runs: cancel_all() drops the timer with
   // the rest of the pending work.
@@ -751,11 +911,23 @@ void DemoServer::on_listen(const json& id, const json& params, const Send& send,
     return reply_error(send, id, kInvalidParams,
                        "Invalid params: \"notifications\" must be an object");
   }
-  // Only tool list changes exist here; everything else asked for is left out of the
-  // acknowledged subset.
+  // Tool list changes, the (never changing) resource and prompt lists and subscriptions
+  // to known resources; everything else asked for is left out of the acknowledged subset.
   const bool tools = member(wanted, "toolsListChanged") == true;
   json honoured = json::object();
   if (tools) honoured["toolsListChanged"] = true;
+  for (const char* key : {"resourcesListChanged", "promptsListChanged"}) {
+    if (member(wanted, key) == true) honoured[key] = true;
+  }
+  json subscribed = json::array();
+  if (const json& uris = member(wanted, "resourceSubscriptions"); uris.is_array()) {
+    for (const auto& uri : uris) {
+      if (!uri.is_string() || !is_known_resource(uri.get<std::string>())) continue;
+      if (std::find(subscribed.begin(), subscribed.end(), uri) != subscribed.end()) continue;
+      subscribed.push_back(uri);
+    }
+    honoured["resourceSubscriptions"] = subscribed;
+  }
   DemoShared::Listener listener;
   listener.owner = this;
   listener.id = id;
@@ -763,10 +935,240 @@ void DemoServer::on_listen(const json& id, const json& params, const Send& send,
   listener.send = send;
   listener.close = close;
   shared_->listeners.emplace(shared_->next_listener++, std::move(listener));
+  for (const auto& uri : subscribed) add_resource_subscriber(uri.get<std::string>(), send, id);
   log("listen " + to_text(id) + " open: " + to_text(honoured));
   emit(send, json{{"jsonrpc", "2.0"},
                   {"method", "notifications/subscriptions/acknowledged"},
                   {"params", {{"notifications", honoured}, {"_meta", {{kMetaSubscriptionId, id}}}}}});
+}
+
+void DemoServer::on_catalog_list(const json& id, const std::string& method, const json& params,
+                                 const Send& send, bool modern) {
+  if (!params.is_null() && !params.is_object()) {
+    return reply_error(send, id, kInvalidParams, "Invalid params: expected an object");
+  }
+  if (const json& cursor = member(params, "cursor"); !cursor.is_null()) {
+    // One page, as tools/list: no cursor we handed out can exist.
+    return reply_error(send, id, kInvalidParams, "Invalid params: unknown cursor");
+  }
+  json result;
+  if (method == "resources/list") {
+    result["resources"] = resource_definitions();
+  } else if (method == "resources/templates/list") {
+    result["resourceTemplates"] = resource_template_definitions();
+  } else {
+    result["prompts"] = prompt_definitions();
+  }
+  if (modern) {
+    result["ttlMs"] = options_.ttl_ms;
+    result["cacheScope"] = options_.cache_scope;
+  }
+  reply_result(send, id, std::move(result), modern);
+}
+
+void DemoServer::on_resources_read(const json& id, const json& params, const Send& send,
+                                   bool modern) {
+  const json& uri = member(params, "uri");
+  if (!uri.is_string()) {
+    return reply_error(send, id, kInvalidParams, "Invalid params: \"uri\" must be a string");
+  }
+  json contents = resource_contents(uri.get<std::string>(), shared_->ticks);
+  if (contents.is_null()) {
+    return reply_error(send, id, kResourceNotFound, "Resource not found: " + uri.get<std::string>(),
+                       json{{"uri", uri}});
+  }
+  reply_result(send, id, json{{"contents", json::array({std::move(contents)})}}, modern);
+}
+
+void DemoServer::on_subscribe(const json& id, const std::string& method, const json& params,
+                              const Send& send) {
+  const json& uri = member(params, "uri");
+  if (!uri.is_string()) {
+    return reply_error(send, id, kInvalidParams, "Invalid params: \"uri\" must be a string");
+  }
+  const std::string target = uri.get<std::string>();
+  if (!is_known_resource(target)) {
+    return reply_error(send, id, kResourceNotFound, "Resource not found: " + target,
+                       json{{"uri", uri}});
+  }
+  if (method == "resources/subscribe") {
+    const bool already = std::any_of(
+        shared_->resource_subscribers.begin(), shared_->resource_subscribers.end(),
+        [&](const auto& entry) {
+          return entry.second.owner == this && entry.second.uri == target &&
+                 entry.second.listen_id.is_null();
+        });
+    // A repeated subscribe is one subscription: one notification per change.
+    if (!already) add_resource_subscriber(target, notify_ ? notify_ : send, nullptr);
+  } else {
+    remove_resource_subscribers(target, json(nullptr));
+  }
+  log(method + " " + target);
+  reply(send, id, json::object());
+}
+
+void DemoServer::on_prompts_get(const json& id, const json& params, const Send& send,
+                                bool modern) {
+  const json& name = member(params, "name");
+  if (!name.is_string()) {
+    return reply_error(send, id, kInvalidParams, "Invalid params: \"name\" must be a string");
+  }
+  const json& args = member(params, "arguments");
+  if (!args.is_null() && !args.is_object()) {
+    return reply_error(send, id, kInvalidParams, "Invalid params: \"arguments\" must be an object");
+  }
+  // Prompt arguments are strings (MCP: `arguments: { [key: string]: string }`).
+  auto text_arg = [&](const char* key, std::string& out) -> std::string {
+    const json& v = member(args, key);
+    if (v.is_null()) return {};
+    if (!v.is_string()) return std::string("argument \"") + key + "\" must be a string";
+    out = v.get<std::string>();
+    return {};
+  };
+  auto invalid = [&](const std::string& why) {
+    reply_error(send, id, kInvalidParams,
+                "Invalid params for prompt \"" + name.get<std::string>() + "\": " + why);
+  };
+  auto user_message = [](json content) {
+    return json{{"role", "user"}, {"content", std::move(content)}};
+  };
+  if (name == "greet") {
+    std::string who;
+    std::string style;
+    if (auto e = text_arg("name", who); !e.empty()) return invalid(e);
+    if (auto e = text_arg("style", style); !e.empty()) return invalid(e);
+    if (who.empty()) return invalid("the argument \"name\" is required");
+    std::string text;
+    if (style.empty()) {
+      text = "Please greet " + who + ".";
+    } else if (style == "formal") {
+      text = "Please write a formal greeting for " + who + ".";
+    } else if (style == "casual") {
+      text = "Please greet " + who + " casually, like an old friend.";
+    } else if (style == "pirate") {
+      text = "Please greet " + who + " the way a pirate would.";
+    } else {
+      return invalid("unknown style \"" + style + "\" (formal, casual or pirate)");
+    }
+    return reply_result(send, id,
+                        json{{"description", "A greeting for " + who},
+                             {"messages",
+                              json::array({user_message({{"type", "text"}, {"text", text}})})}},
+                        modern);
+  }
+  if (name == "summarize") {
+    std::string uri;
+    if (auto e = text_arg("uri", uri); !e.empty()) return invalid(e);
+    if (uri.empty()) return invalid("the argument \"uri\" is required");
+    json contents = resource_contents(uri, shared_->ticks);
+    if (contents.is_null()) return invalid("no resource has the URI \"" + uri + "\"");
+    return reply_result(
+        send, id,
+        json{{"description", "A summary of " + uri},
+             {"messages",
+              json::array({user_message({{"type", "text"},
+                                         {"text", "Please summarize the resource " + uri + "."}}),
+                           user_message({{"type", "resource"}, {"resource", std::move(contents)}})})}},
+        modern);
+  }
+  reply_error(send, id, kInvalidParams, "Unknown prompt: " + name.get<std::string>());
+}
+
+void DemoServer::on_complete(const json& id, const json& params, const Send& send, bool modern) {
+  const json& ref = member(params, "ref");
+  const json& type = member(ref, "type");
+  const json& argument = member(params, "argument");
+  const json& arg_name = member(argument, "name");
+  const json& arg_value = member(argument, "value");
+  if (!type.is_string() || !arg_name.is_string() || !arg_value.is_string()) {
+    return reply_error(send, id, kInvalidParams,
+                       "Invalid params: completion/complete needs ref.type and argument "
+                       "{name, value} strings");
+  }
+  std::vector<std::string> candidates;
+  if (type == "ref/prompt") {
+    const json& prompt = member(ref, "name");
+    if (prompt == "greet") {
+      if (arg_name == "style") candidates.assign(std::begin(kGreetStyles), std::end(kGreetStyles));
+    } else if (prompt == "summarize") {
+      if (arg_name == "uri") candidates = all_resource_uris();
+    } else {
+      return reply_error(send, id, kInvalidParams,
+                         "Unknown prompt: " + (prompt.is_string() ? prompt.get<std::string>()
+                                                                  : to_text(prompt)));
+    }
+  } else if (type == "ref/resource") {
+    const json& uri = member(ref, "uri");
+    if (uri != kNotesTemplate) {
+      return reply_error(send, id, kInvalidParams,
+                         "Unknown resource template: " +
+                             (uri.is_string() ? uri.get<std::string>() : to_text(uri)));
+    }
+    if (arg_name == "name") candidates.assign(std::begin(kNoteNames), std::end(kNoteNames));
+  } else {
+    return reply_error(send, id, kInvalidParams,
+                       "Invalid params: ref.type must be ref/prompt or ref/resource");
+  }
+  json values = completion_values(candidates, arg_value.get<std::string>());
+  const std::size_t total = values.size();
+  reply_result(send, id,
+               json{{"completion", {{"values", std::move(values)}, {"total", total}, {"hasMore", false}}}},
+               modern);
+}
+
+void DemoServer::add_resource_subscriber(const std::string& uri, const Send& send,
+                                         const json& listen_id) {
+  shared_->resource_subscribers.emplace(
+      shared_->next_resource_subscriber++,
+      DemoShared::ResourceSubscriber{this, uri, listen_id, send});
+  if (uri != kTickerUri || shared_->ticker_timer != 0) return;
+  DemoShared* shared = shared_.get();
+  Scheduler* scheduler = &scheduler_;
+  const auto interval = options_.ticker_interval;
+  shared->ticker_timer = scheduler_.call_after(
+      interval, [shared, scheduler, interval] { advance_ticker(*shared, *scheduler, interval); });
+  log("ticker started");
+}
+
+void DemoServer::remove_resource_subscribers(const std::string& uri,
+                                             const std::optional<json>& listen) {
+  auto& subs = shared_->resource_subscribers;
+  for (auto it = subs.begin(); it != subs.end();) {
+    const auto& s = it->second;
+    const bool match = s.owner == this && (uri.empty() || s.uri == uri) &&
+                       (!listen || s.listen_id == *listen);
+    it = match ? subs.erase(it) : std::next(it);
+  }
+  const bool ticker_wanted = std::any_of(subs.begin(), subs.end(), [](const auto& entry) {
+    return entry.second.uri == kTickerUri;
+  });
+  if (!ticker_wanted && shared_->ticker_timer != 0) {
+    scheduler_.cancel(shared_->ticker_timer);
+    shared_->ticker_timer = 0;
+    log("ticker stopped: nobody is subscribed");
+  }
+}
+
+void DemoServer::advance_ticker(DemoShared& shared, Scheduler& scheduler,
+                                std::chrono::milliseconds interval) {
+  ++shared.ticks;
+  // Copied first: a Send may end a subscription (a closed stream) while we notify.
+  std::vector<DemoShared::ResourceSubscriber> told;
+  for (const auto& [n, sub] : shared.resource_subscribers) {
+    if (sub.uri == kTickerUri) told.push_back(sub);
+  }
+  for (const auto& sub : told) {
+    json params{{"uri", kTickerUri}, {"title", "Ticker"}};
+    if (!sub.listen_id.is_null()) params["_meta"] = {{kMetaSubscriptionId, sub.listen_id}};
+    sub.owner->emit(sub.send, json{{"jsonrpc", "2.0"},
+                                   {"method", "notifications/resources/updated"},
+                                   {"params", std::move(params)}});
+  }
+  shared.ticker_timer = told.empty()
+                            ? 0
+                            : scheduler.call_after(interval, [&shared, &scheduler, interval] {
+                                advance_ticker(shared, scheduler, interval);
+                              });
 }
 
 bool DemoServer::is_input_tool(const std::string& name, bool modern) const {
@@ -969,6 +1371,7 @@ void DemoServer::drop_listens(const json& id, const Send& send, bool modern) {
   std::map<std::uint64_t, DemoShared::Listener> dropped;
   dropped.swap(shared_->listeners);
   for (auto& [n, listener] : dropped) {
+    if (listener.owner != nullptr) listener.owner->remove_resource_subscribers({}, listener.id);
     if (listener.close) {
       listener.close();
     } else {
@@ -1075,6 +1478,7 @@ void DemoServer::cancel_request(const json& request_id, const std::string& reaso
     if (it->second.owner == this && it->second.id == request_id) {
       log("listen " + to_text(request_id) + " closed by the client");
       it = shared_->listeners.erase(it);
+      remove_resource_subscribers({}, request_id);
       found = true;
     } else {
       ++it;
@@ -1096,10 +1500,12 @@ void DemoServer::cancel_all() {
   if (!tasks_.empty()) log("stopped " + std::to_string(tasks_.size()) + " running task(s)");
   tasks_.clear();
   outgoing_.clear();
+  remove_resource_subscribers({}, std::nullopt);
 }
 
 void DemoServer::remove_listens() {
   for (auto it = shared_->listeners.begin(); it != shared_->listeners.end();) {
+    if (it->second.owner == this) remove_resource_subscribers({}, it->second.id);
     it = it->second.owner == this ? shared_->listeners.erase(it) : std::next(it);
   }
 }

@@ -13,7 +13,20 @@
 //  [x] notifications/cancelled (stops a running slow_task; no result is sent)
 //  [x] JSON-RPC errors: -32700 parse, -32600 invalid request, -32601 unknown method,
 //      -32602 invalid params / unknown tool
-//  [ ] resources, prompts, logging, completion (not advertised; answered with -32601)
+//  [x] resources (SPEC §15): resources/list (demo://readme text/markdown, demo://logo.png
+//      image/png as a base64 blob, demo://ticker text/plain "tick N"), resources/templates/
+//      list (demo://notes/{name}), resources/read (notes alpha, beta, gamma; anything else
+//      is -32002 resource not found), resources/subscribe and /unsubscribe (2025 wire);
+//      the ticker advances every DemoServerOptions::ticker_interval while anyone is
+//      subscribed to it and each advance sends notifications/resources/updated to its
+//      subscribers only
+//  [x] prompts: prompts/list, prompts/get for `greet` (name, style?) and `summarize` (uri:
+//      the resource embedded as a `resource` content block)
+//  [x] completion/complete: ref/prompt arguments (greet.style, summarize.uri) and
+//      ref/resource demo://notes/{name} (values starting with the typed prefix)
+//  [ ] logging (not advertised; answered with -32601)
+//  [ ] resource or prompt list changes (the lists are fixed; listChanged is advertised so
+//      that clients subscribe, and nothing is ever sent)
 //  [ ] JSON-RPC batches (answered with -32600; removed from MCP in 2025-06-18)
 //  With DemoServerOptions::protocol (the --protocol flag):
 //  [x] modern (MCP 2026-07-28, stateless): no initialize (-32601); server/discover;
@@ -21,7 +34,11 @@
 //      and .../clientCapabilities (-32602), the version must be 2026-07-28 (-32022 with
 //      data {supported, requested}); results carry resultType "complete"; tools/list
 //      carries ttlMs and cacheScope "public"; subscriptions/listen (acknowledged, then
-//      notifications/tools/list_changed, each with _meta subscriptionId = the listen id)
+//      notifications/tools/list_changed, each with _meta subscriptionId = the listen id);
+//      the resource, prompt and completion methods as on the 2025 wire (no
+//      resources/subscribe: a listen's `resourceSubscriptions` [uri...] subscribes, and
+//      the updates arrive on the listen stream; resourcesListChanged and
+//      promptsListChanged are acknowledged)
 //  [x] MRTR for the input tools (ask_name, ask_model, list_roots, two_rounds):
 //      input_required results with inputRequests and a server-issued, single-use
 //      requestState; in legacy mode the same tools send elicitation/create,
@@ -127,12 +144,19 @@ struct DemoServerOptions {
   // issued requestStates). Null = the DemoServer makes its own. Copying the options
   // shares it, which is how the HTTP front end gives it to every session.
   std::shared_ptr<DemoShared> shared;
+  // How often demo://ticker advances while someone is subscribed to it.
+  std::chrono::milliseconds ticker_interval{2000};
 };
 
 // Protocol versions this server speaks, newest first.
 inline constexpr const char* kSupportedProtocolVersions[] = {"2025-11-25", "2025-06-18",
                                                              "2025-03-26", "2024-11-05"};
 inline constexpr const char* kLatestProtocolVersion = "2025-11-25";
+
+inline constexpr const char* kTickerUri = "demo://ticker";
+// resources/read and resources/subscribe of a URI this server does not have (MCP
+// 2025-11-25, "Error Handling" of resources).
+inline constexpr int kResourceNotFound = -32002;
 
 // slow_task limits (also published in its input schema).
 inline constexpr int kSlowTaskMaxSteps = 1000;
@@ -176,7 +200,13 @@ class DemoServer {
   // The tools a tools/list would show now, for a modern or a legacy request.
   json listed_tools(bool modern) const;
 
-  // Stops every running slow_task without answering (stdin EOF, session end).
+  // Where messages that answer no request go (notifications/resources/updated of a 2025
+  // session): the HTTP front end passes the session's standalone GET stream. Unset, they
+  // go through the `send` of the resources/subscribe request (stdio: the one output).
+  void set_notify(Send notify) { notify_ = std::move(notify); }
+
+  // Stops every running slow_task without answering and ends this server's resource
+  // subscriptions (stdin EOF, session end).
   void cancel_all();
 
   std::size_t running_tasks() const { return tasks_.size(); }
@@ -186,6 +216,10 @@ class DemoServer {
 
   // The tool definitions returned by tools/list.
   static json tool_definitions();
+  // What resources/list, resources/templates/list and prompts/list return.
+  static json resource_definitions();
+  static json resource_template_definitions();
+  static json prompt_definitions();
 
  private:
   struct Task {
@@ -230,6 +264,23 @@ class DemoServer {
   void on_tools_list(const json& id, const json& params, const Send& send, bool modern);
   void on_tools_call(const json& id, const json& params, const Send& send, bool modern);
   void on_listen(const json& id, const json& params, const Send& send, const Close& close);
+  // resources/list, resources/templates/list, prompts/list: one page, like tools/list.
+  void on_catalog_list(const json& id, const std::string& method, const json& params,
+                       const Send& send, bool modern);
+  void on_resources_read(const json& id, const json& params, const Send& send, bool modern);
+  void on_subscribe(const json& id, const std::string& method, const json& params,
+                    const Send& send);
+  void on_prompts_get(const json& id, const json& params, const Send& send, bool modern);
+  void on_complete(const json& id, const json& params, const Send& send, bool modern);
+  // Adds a subscriber of `uri` (a listen's when `listen_id` is not null) and starts the
+  // ticker when it is the ticker's first.
+  void add_resource_subscriber(const std::string& uri, const Send& send, const json& listen_id);
+  // Removes this server's subscribers of `uri` (every uri when empty) that belong to
+  // `listen` (null json: the 2025 subscriptions; nullopt: all of them), and stops the
+  // ticker when nobody is left on it.
+  void remove_resource_subscribers(const std::string& uri, const std::optional<json>& listen);
+  static void advance_ticker(DemoShared& shared, Scheduler& scheduler,
+                             std::chrono::milliseconds interval);
   bool is_input_tool(const std::string& name, bool modern) const;
   void call_input_tool(const json& id, const std::string& name, const json& params,
                        const Send& send, bool modern);
@@ -263,6 +314,7 @@ class DemoServer {
   std::map<std::string, Outgoing> outgoing_;               // our request id → its tool
   std::uint64_t next_task_id_ = 1;
   std::uint64_t next_outgoing_id_ = 1;
+  Send notify_;
 };
 
 // What every DemoServer of one process shares. Accessed only where DemoServer::handle
@@ -287,6 +339,18 @@ struct DemoShared {
   std::map<std::string, IssuedState> states;  // requestState → what it continues
   std::vector<std::string> state_order;       // oldest first, for the bound
   std::uint64_t next_state = 1;
+  // Resource subscriptions: a 2025 resources/subscribe, or one uri of a 2026 listen.
+  struct ResourceSubscriber {
+    DemoServer* owner = nullptr;
+    std::string uri;
+    json listen_id;  // null: a 2025 subscription; else the listen it belongs to
+    DemoServer::Send send;
+  };
+  std::map<std::uint64_t, ResourceSubscriber> resource_subscribers;
+  std::uint64_t next_resource_subscriber = 1;
+  // demo://ticker: its "tick N" and the timer that advances it while it has subscribers.
+  std::uint64_t ticks = 0;
+  Scheduler::TimerId ticker_timer = 0;
 };
 
 }  // namespace mcprt::demo
