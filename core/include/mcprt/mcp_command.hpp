@@ -11,6 +11,14 @@
 //                             project servers that are not trusted (SPEC §17) with what
 //                             they would run, and how to trust them
 //   tools [server]            the MCP tools, optionally of one server
+//   resources [server]        the resources and resource templates (SPEC §15), all or of
+//                             one server (the manager's catalogs: format_catalog)
+//   prompts [server]          the prompts with their arguments
+//   read <uri>                resources/read on the server that offers <uri>
+//                             (McpManager::server_for_resource): format_resource_contents
+//   prompt <server>:<name> [k=v…]
+//                             prompts/get with those arguments: format_prompt_messages
+//                             (a bare <name> when exactly one server has that prompt)
 //   reload                    disconnect_all → rediscover → connect → refresh_mcp_tools
 //   reconnect <name>          close and reconnect one server (resets its circuit breaker)
 //   auth <name>               log in to a server that needs authorization (SPEC §13)
@@ -37,11 +45,13 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "mcprt/discovery.hpp"
+#include "mcprt/manager.hpp"
 #include "mcprt/platform/file_system.hpp"
 #include "mcprt/session.hpp"
 
@@ -83,6 +93,46 @@ class McpCommandController {
   struct Impl;
   std::shared_ptr<Impl> impl_;
 };
+
+// --- renderings shared by `/mcp` and the CLI (SPEC §15) --------------------------------------
+// Everything a server wrote is untrusted text: table cells keep their first line with control
+// characters replaced by spaces; resource and message text is printed as the server sent it.
+
+// A table, one entry a line: resources and templates "server  uri  name  mimeType
+// description" (a template's uriTemplate in the uri column), prompts "server  name
+// arguments  description" with arguments as "<required> [optional]". Entries from the
+// cache end in " (cached)". Empty entries: an empty string.
+std::string format_catalog(CatalogKind kind, const std::vector<CatalogEntry>& entries);
+
+// A resources/read result: each text content as is (a newline after each that lacks one),
+// each blob as "[binary <mimeType>, <N> bytes]" (N = the decoded size), with a
+// "--- <uri>" line before each when there are several.
+std::string format_resource_contents(const json& result);
+
+// A prompts/get result: its description (if any), then per message "<role>:" and its
+// content indented: text as is, "[image <mimeType>, N bytes]", "[audio …]", an embedded
+// resource as "[resource <uri>]" and its text (or "[binary …]"), a resource link as
+// "[resource link <uri>]".
+std::string format_prompt_messages(const json& result);
+
+// Standard base64 (padding optional, whitespace ignored); nullopt when `text` is not base64.
+std::optional<std::string> decode_base64(std::string_view text);
+
+// Which prompt "server:name" or "name" means. A server name may hold ':' itself: each
+// split whose left part is in `servers` is a candidate, and one whose server lists the
+// prompt in `prompts` wins over one that does not. A bare name (no usable split) must be
+// listed by exactly one server: none or several is an error naming the candidates.
+struct PromptTarget {
+  std::string server;
+  std::string name;
+};
+Result<PromptTarget> resolve_prompt_name(const std::string& text,
+                                         const std::vector<std::string>& servers,
+                                         const std::vector<CatalogEntry>& prompts);
+
+// "k=v" words → a JSON object of strings (prompt arguments); an error names a word
+// without '=' or an empty key.
+Result<json> parse_prompt_arguments(const std::vector<std::string>& words);
 
 // Splits a command line into words: whitespace separates, '…' and "…" group (backslash
 // escapes inside "…" and outside quotes). An unterminated quote runs to the end.

@@ -1,7 +1,9 @@
 #include "mcprt/mcp_command.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -109,6 +111,260 @@ std::vector<std::string> split_command_line(std::string_view line) {
   return words;
 }
 
+// --- renderings (SPEC §15) ----------------------------------------------------------------
+
+namespace {
+
+// A table cell from server text: its first line, control characters as spaces, at most
+// kCellBytes bytes (cut before a UTF-8 sequence, never inside one), then "...".
+constexpr std::size_t kCellBytes = 120;
+std::string catalog_cell(const json& value) {
+  if (!value.is_string()) return {};
+  std::string out = first_line(value.get_ref<const std::string&>());
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  if (out.size() > kCellBytes) {
+    std::size_t cut = kCellBytes;
+    while (cut > 0 && (static_cast<unsigned char>(out[cut]) & 0xC0) == 0x80) --cut;
+    out.resize(cut);
+    out += "...";
+  }
+  return out;
+}
+
+const json& json_member(const json& j, const char* key) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+
+std::string string_member(const json& j, const char* key) {
+  const json& v = json_member(j, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+// "<name> [style]": a prompt's arguments, required ones in angle brackets.
+std::string prompt_arguments_cell(const json& definition) {
+  const json& args = json_member(definition, "arguments");
+  if (!args.is_array()) return {};
+  std::string out;
+  for (const auto& a : args) {
+    const std::string name = catalog_cell(json_member(a, "name"));
+    if (name.empty()) continue;
+    const bool required = json_member(a, "required") == true;
+    out += (out.empty() ? "" : " ") + std::string(required ? "<" : "[") + name +
+           (required ? ">" : "]");
+  }
+  return out;
+}
+
+// The decoded size of a base64 text, or nullopt when it is not base64.
+std::optional<std::size_t> base64_size(const json& blob) {
+  if (!blob.is_string()) return std::nullopt;
+  auto bytes = decode_base64(blob.get_ref<const std::string&>());
+  if (!bytes) return std::nullopt;
+  return bytes->size();
+}
+
+std::string binary_label(const std::string& kind, const json& item) {
+  std::string mime = catalog_cell(json_member(item, "mimeType"));
+  const json& data = item.contains("blob") ? json_member(item, "blob") : json_member(item, "data");
+  auto size = base64_size(data);
+  std::string out = "[" + kind + (mime.empty() ? "" : " " + mime);
+  out += size ? ", " + std::to_string(*size) + " bytes]" : ", not valid base64]";
+  return out;
+}
+
+// `text` with `indent` before each line (a final newline ends the last line, no more).
+void append_text_block(std::string& out, const std::string& text, const std::string& indent) {
+  std::size_t start = 0;
+  do {
+    const auto nl = text.find('\n', start);
+    const std::size_t end = nl == std::string::npos ? text.size() : nl;
+    out += indent + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  } while (start < text.size());
+}
+
+}  // namespace
+
+std::optional<std::string> decode_base64(std::string_view text) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  std::uint32_t acc = 0;
+  int bits = 0;
+  std::size_t padding = 0;
+  std::size_t symbols = 0;
+  for (char c : text) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+    if (c == '=') {
+      ++padding;
+      continue;
+    }
+    if (padding > 0) return std::nullopt;  // data after padding
+    const int v = value(c);
+    if (v < 0) return std::nullopt;
+    ++symbols;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xFFu));
+    }
+  }
+  if (padding > 2 || symbols % 4 == 1) return std::nullopt;
+  if (padding > 0 && (symbols + padding) % 4 != 0) return std::nullopt;
+  return out;
+}
+
+std::string format_catalog(CatalogKind kind, const std::vector<CatalogEntry>& entries) {
+  if (entries.empty()) return {};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& e : entries) {
+    const json& d = e.definition.get();
+    std::vector<std::string> row{e.server};
+    if (kind == CatalogKind::prompts) {
+      row.push_back(catalog_cell(json_member(d, "name")));
+      row.push_back(prompt_arguments_cell(d));
+    } else {
+      row.push_back(catalog_cell(
+          json_member(d, kind == CatalogKind::resources ? "uri" : "uriTemplate")));
+      row.push_back(catalog_cell(json_member(d, "name")));
+      row.push_back(catalog_cell(json_member(d, "mimeType")));
+    }
+    std::string description = catalog_cell(json_member(d, "description"));
+    if (description.empty()) description = catalog_cell(json_member(d, "title"));
+    if (e.from_cache) description += description.empty() ? "(cached)" : " (cached)";
+    row.push_back(std::move(description));
+    rows.push_back(std::move(row));
+  }
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i + 1 < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
+  }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line = " ";
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      line += " " + (i + 1 < r.size() ? pad(r[i], widths[i]) : r[i]);
+      if (i + 1 < r.size()) line += " ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string format_resource_contents(const json& result) {
+  const json& contents = json_member(result, "contents");
+  if (!contents.is_array() || contents.empty()) return "(no contents)\n";
+  std::string out;
+  for (const auto& item : contents) {
+    if (contents.size() > 1) out += "--- " + catalog_cell(json_member(item, "uri")) + "\n";
+    const json& text = json_member(item, "text");
+    if (text.is_string()) {
+      out += text.get<std::string>();
+      if (out.empty() || out.back() != '\n') out += "\n";
+    } else if (item.contains("blob")) {
+      out += binary_label("binary", item) + "\n";
+    } else {
+      out += "[contents without text or blob]\n";
+    }
+  }
+  return out;
+}
+
+std::string format_prompt_messages(const json& result) {
+  std::string out;
+  const std::string description = string_member(result, "description");
+  if (!description.empty()) out += description + "\n\n";
+  const json& messages = json_member(result, "messages");
+  if (!messages.is_array() || messages.empty()) return out + "(no messages)\n";
+  for (const auto& m : messages) {
+    std::string role = catalog_cell(json_member(m, "role"));
+    out += (role.empty() ? std::string("?") : role) + ":\n";
+    const json& c = json_member(m, "content");
+    const std::string type = string_member(c, "type");
+    if (type == "text") {
+      append_text_block(out, string_member(c, "text"), "  ");
+    } else if (type == "image" || type == "audio") {
+      out += "  " + binary_label(type, c) + "\n";
+    } else if (type == "resource") {
+      const json& r = json_member(c, "resource");
+      out += "  [resource " + catalog_cell(json_member(r, "uri")) + "]\n";
+      if (json_member(r, "text").is_string()) {
+        append_text_block(out, string_member(r, "text"), "  ");
+      } else {
+        out += "  " + binary_label("binary", r) + "\n";
+      }
+    } else if (type == "resource_link") {
+      out += "  [resource link " + catalog_cell(json_member(c, "uri")) + "]\n";
+    } else {
+      out += "  [" + (type.empty() ? std::string("content without a type") : catalog_cell(type)) +
+             "]\n";
+    }
+  }
+  return out;
+}
+
+Result<PromptTarget> resolve_prompt_name(const std::string& text,
+                                         const std::vector<std::string>& servers,
+                                         const std::vector<CatalogEntry>& prompts) {
+  auto lists = [&](const std::string& server, const std::string& name) {
+    return std::any_of(prompts.begin(), prompts.end(), [&](const CatalogEntry& e) {
+      return e.server == server && string_member(e.definition.get(), "name") == name;
+    });
+  };
+  std::optional<PromptTarget> fallback;
+  for (std::size_t colon = text.find(':'); colon != std::string::npos;
+       colon = text.find(':', colon + 1)) {
+    PromptTarget t{text.substr(0, colon), text.substr(colon + 1)};
+    if (t.name.empty() || std::find(servers.begin(), servers.end(), t.server) == servers.end()) {
+      continue;
+    }
+    if (lists(t.server, t.name)) return t;
+    if (!fallback) fallback = std::move(t);
+  }
+  if (fallback) return *fallback;  // the server will say whether it has the prompt
+  std::vector<std::string> owners;
+  for (const auto& e : prompts) {
+    if (string_member(e.definition.get(), "name") == text) owners.push_back(e.server);
+  }
+  if (owners.size() == 1) return PromptTarget{owners.front(), text};
+  if (owners.empty()) {
+    return Error::make(ErrorCode::invalid_argument,
+                       "No server has a prompt " + q(text) +
+                           " (give it as <server>:<name>; the prompts command lists them)");
+  }
+  std::string names;
+  for (const auto& s : owners) names += (names.empty() ? "" : ", ") + s + ":" + text;
+  return Error::make(ErrorCode::invalid_argument,
+                     "Several servers have a prompt " + q(text) + "; name one: " + names);
+}
+
+Result<json> parse_prompt_arguments(const std::vector<std::string>& words) {
+  json args = json::object();
+  for (const auto& w : words) {
+    const auto eq = w.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Error::make(ErrorCode::invalid_argument,
+                         "Prompt arguments are key=value; got " + q(w));
+    }
+    args[w.substr(0, eq)] = w.substr(eq + 1);
+  }
+  return args;
+}
+
 struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
   Impl(McpSession& s, McpCommandOptions o, DiscoveryResult d)
       : session(s), options(std::move(o)), discovery(std::move(d)) {}
@@ -150,6 +406,10 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     if (sub == "tools" && args.size() <= 1)
       return answer(std::move(done), tools(args.empty() ? "" : args[0]));
     if (sub == "status" && args.size() == 1) return answer(std::move(done), status(args[0]));
+    if ((sub == "resources" || sub == "prompts") && args.size() <= 1)
+      return answer(std::move(done), catalogs(sub == "prompts", args.empty() ? "" : args[0]));
+    if (sub == "read" && args.size() == 1) return read(args[0], std::move(done));
+    if (sub == "prompt" && !args.empty()) return prompt(args, std::move(done));
     if (sub == "reload" && args.empty()) return reload(std::move(done));
     if (sub == "reconnect" && args.size() == 1) return reconnect(args[0], std::move(done));
     if (sub == "auth" && args.size() == 1) return auth(args[0], std::move(done));
@@ -158,8 +418,9 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     if (sub == "add" && !args.empty()) return add(args, std::move(done));
     if (sub == "remove" && args.size() == 1) return remove(args[0], std::move(done));
 
-    static const std::set<std::string> known{"list", "tools",  "status",  "reload", "reconnect",
-                                             "auth", "enable", "disable", "add",    "remove"};
+    static const std::set<std::string> known{
+        "list",   "tools",   "status", "reload",    "reconnect", "auth",  "enable",
+        "disable", "add",    "remove", "resources", "prompts",   "read",  "prompt"};
     std::string head = known.count(sub) ? "Wrong arguments for /mcp " + sub + ".\n"
                                         : "Unknown subcommand " + q(sub) + ".\n";
     answer(std::move(done), head + usage());
@@ -329,6 +590,96 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     return out.str();
   }
 
+  // --- resources / prompts (SPEC §15) ------------------------------------------------------
+
+  // The manager's catalogs: resources and templates, or prompts; all or of one server.
+  std::string catalogs(bool prompts, const std::string& server) const {
+    auto m = manager();
+    if (!m) return "MCP is disabled.";
+    if (!server.empty() && !m->server_state(server)) {
+      if (const ProjectServer* p = find_pending(discovery, server)) return not_trusted(*p);
+      return "Unknown server " + q(server) + ".";
+    }
+    auto of_server = [&](std::vector<CatalogEntry> entries) {
+      if (!server.empty()) {
+        entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                     [&](const CatalogEntry& e) { return e.server != server; }),
+                      entries.end());
+      }
+      return entries;
+    };
+    const std::string whose = server.empty() ? std::string() : " of " + q(server);
+    std::ostringstream out;
+    if (prompts) {
+      const auto list = of_server(m->prompts());
+      if (list.empty()) {
+        return server.empty() ? std::string("No MCP prompts.") : "Server " + q(server) + " has no prompts.";
+      }
+      out << "Prompts" << whose << " (" << list.size() << "):\n"
+          << format_catalog(CatalogKind::prompts, list);
+      return out.str();
+    }
+    const auto resources = of_server(m->resources());
+    const auto templates = of_server(m->resource_templates());
+    if (resources.empty() && templates.empty()) {
+      return server.empty() ? std::string("No MCP resources.")
+                            : "Server " + q(server) + " has no resources.";
+    }
+    if (!resources.empty()) {
+      out << "Resources" << whose << " (" << resources.size() << "):\n"
+          << format_catalog(CatalogKind::resources, resources);
+    }
+    if (!templates.empty()) {
+      out << "Resource templates" << whose << " (" << templates.size() << "):\n"
+          << format_catalog(CatalogKind::resource_templates, templates);
+    }
+    return out.str();
+  }
+
+  // `/mcp read <uri>`: resources/read on the server that lists the uri (or a template that
+  // matches it).
+  void read(const std::string& uri, Done done) {
+    auto m = manager();
+    if (!m) return answer(std::move(done), "MCP is disabled.");
+    const std::string server = m->server_for_resource(uri);
+    if (server.empty()) {
+      return answer(std::move(done),
+                    "No server offers the resource " + q(uri) + " (/mcp resources lists them).");
+    }
+    Done reply = guarded(std::move(done));
+    m->read_resource(server, uri, CallOptions{}, [reply, server, uri](Result<json> r) {
+      if (!r.ok()) {
+        return reply("Reading " + q(uri) + " from " + q(server) + " failed: " + r.error().message);
+      }
+      reply(format_resource_contents(r.value()));
+    });
+  }
+
+  // `/mcp prompt <server>:<name> k=v …`: prompts/get, rendered.
+  void prompt(const std::vector<std::string>& args, Done done) {
+    auto m = manager();
+    if (!m) return answer(std::move(done), "MCP is disabled.");
+    std::vector<std::string> servers;
+    for (const auto& st : m->server_states()) servers.push_back(st.name);
+    auto target = resolve_prompt_name(args[0], servers, m->prompts());
+    if (!target.ok()) return answer(std::move(done), target.error().message);
+    auto arguments = parse_prompt_arguments({args.begin() + 1, args.end()});
+    if (!arguments.ok()) {
+      return answer(std::move(done), arguments.error().message +
+                                         ". Usage: /mcp prompt <server>:<name> [key=value…]");
+    }
+    Done reply = guarded(std::move(done));
+    const PromptTarget t = target.value();
+    m->get_prompt(t.server, t.name, std::move(arguments.value()), CallOptions{},
+                  [reply, t](Result<json> r) {
+                    if (!r.ok()) {
+                      return reply("Prompt " + q(t.server + ":" + t.name) +
+                                   " failed: " + r.error().message);
+                    }
+                    reply(format_prompt_messages(r.value()));
+                  });
+  }
+
   std::string status(const std::string& name) const {
     auto m = manager();
     if (!m) return "MCP is disabled.";
@@ -385,6 +736,10 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     out << "  trust:    " << to_string(trust_state(discovery, name)) << "\n";
     out << "  tools:    " << st->tool_count << (st->tools_from_cache ? " (from the cache)" : "")
         << "\n";
+    if (st->resource_count + st->resource_template_count + st->prompt_count > 0) {
+      out << "  catalog:  " << st->resource_count << " resources, " << st->resource_template_count
+          << " resource templates, " << st->prompt_count << " prompts\n";
+    }
     if (st->attempts > 0) out << "  attempts: " << st->attempts << "\n";
     if (st->last_error) out << "  error:    " << st->last_error->message << "\n";
     if (!st->stderr_tail.empty()) {
@@ -643,6 +998,11 @@ std::string McpCommandController::usage() {
   return "Usage: /mcp <command>\n"
          "  /mcp list                      servers, status, source and tool count\n"
          "  /mcp tools [server]            MCP tools (of one server)\n"
+         "  /mcp resources [server]        resources and resource templates (of one server)\n"
+         "  /mcp prompts [server]          prompts and their arguments (of one server)\n"
+         "  /mcp read <uri>                read a resource (text, or the size of binary data)\n"
+         "  /mcp prompt <server>:<name> [key=value…]\n"
+         "                                 get a prompt with arguments and show its messages\n"
          "  /mcp status <name>             state, trust, error, attempts, source, stderr tail\n"
          "  /mcp reload                    disconnect all, rediscover, reconnect\n"
          "  /mcp reconnect <name>          reconnect one server\n"
