@@ -1,4 +1,5 @@
-// The `mcprt` commands over NativeHost: list, tools, call, status, repl.
+// The `mcprt` commands over NativeHost: list, tools, call, status, repl, resources, prompts,
+// read, prompt.
 #include "cli_commands.hpp"
 
 #include <poll.h>
@@ -12,6 +13,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -800,9 +802,12 @@ int run_tools(const GlobalOptions& options, bool as_json) {
       // The rest of the definition a host needs, where the server gave it (annotations are
       // the server's hints, not guarantees).
       json& row = out["tools"].back();
-      for (const char* key : {"title", "annotations", "outputSchema"}) {
+      for (const char* key : {"title", "outputSchema"}) {
         if (auto it = info.definition.find(key); it != info.definition.end()) row[key] = *it;
       }
+      // Hints, not guarantees: trusted only where the host trusts the server (SPEC §15).
+      row["annotations"] = t->annotations();
+      row["annotationsTrusted"] = info.annotations_trusted;
     }
     for (const auto& e : r.errors) out["errors"].push_back({{"path", e.path}, {"error", e.error}});
     std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
@@ -1097,6 +1102,374 @@ int run_call(const GlobalOptions& options, const std::string& tool_arg, const st
       rc = kExitNeedsAuth;
     }
   }
+  run->host->shutdown();
+  return rc;
+}
+
+// --- resources, prompts, read, prompt (SPEC §15) --------------------------------------------
+
+namespace {
+
+// `server` is a name discovery knows; otherwise the usage error is printed and false
+// returned.
+bool known_server_or_report(const DiscoveryResult& found, const std::string& server) {
+  const std::vector<std::string> known = claimable_names(found);
+  if (contains(known, server)) return true;
+  if (auto shadowed = find_shadowed(found, server); !shadowed.empty()) {
+    std::fprintf(stderr, "mcprt: server \"%s\" (%s) is %s; it is never started\n", server.c_str(),
+                 shadowed.front()->source.path.c_str(), describe_shadowing(*shadowed.front()).c_str());
+    return false;
+  }
+  std::fprintf(stderr, "mcprt: unknown server \"%s\" (%s)\n", server.c_str(),
+               known.empty() ? "no MCP servers are configured" : ("servers: " + joined(known)).c_str());
+  return false;
+}
+
+// Starts the servers a catalog command needs: `only` (when not empty), else every one.
+// Waits until none of them is still connecting (a warm start's gate returns on cached
+// tools). nullptr = a usage error, already reported.
+std::unique_ptr<Run> start_for_catalog(const GlobalOptions& options, const std::set<std::string>& only) {
+  auto run = prepare(options);
+  if (!run) return nullptr;
+  const DiscoveryResult found = run->host->discover();
+  for (const auto& name : only) {
+    if (!known_server_or_report(found, name)) return nullptr;
+  }
+  if (!only.empty()) run->only_servers = only;
+  load(*run, &found);
+  wait_while_connecting(*run->host, "", kLoadLimit);
+  return run;
+}
+
+// A string member of an entry's definition ("" when absent or not a string).
+std::string entry_key(const CatalogEntry& e, const char* key) {
+  const json& d = e.definition.get();
+  auto it = d.is_object() ? d.find(key) : d.end();
+  return d.is_object() && it != d.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+struct LiveCatalogs {
+  std::vector<CatalogEntry> resources, templates, prompts;
+  std::vector<std::string> errors;  // "server "x": listing resources failed: ..."
+};
+
+// The catalogs as the servers list them now: a one-shot command asks each connected
+// server itself (the manager lists its catalogs after the tools, so right after the load
+// they may not be there yet). A server without a live session contributes what the
+// manager has of it (its cache entry). Sorted by (server, uri | uriTemplate | name).
+LiveCatalogs live_catalogs(Run& run, const std::string& only_server, bool resources, bool prompts) {
+  LiveCatalogs out;
+  auto m = run.host->manager();
+  if (!m) return out;
+  struct Job {
+    std::string server;
+    CatalogKind kind;
+    std::optional<Result<std::vector<json>>> result;
+  };
+  std::vector<std::shared_ptr<Job>> jobs;
+  std::set<std::string> cached_only;
+  for (const auto& st : m->server_states()) {
+    if (!only_server.empty() && st.name != only_server) continue;
+    auto session = m->connection(st.name);
+    if (!session || session->state() != ClientSession::State::ready) {
+      cached_only.insert(st.name);
+      continue;
+    }
+    std::vector<CatalogKind> kinds;
+    if (resources) kinds = {CatalogKind::resources, CatalogKind::resource_templates};
+    if (prompts) kinds.push_back(CatalogKind::prompts);
+    for (CatalogKind kind : kinds) {
+      auto job = std::make_shared<Job>(Job{st.name, kind, std::nullopt});
+      jobs.push_back(job);
+      auto done = [job](Result<std::vector<json>> r) { job->result = std::move(r); };
+      if (kind == CatalogKind::resources) session->list_resources(done);
+      if (kind == CatalogKind::resource_templates) session->list_resource_templates(done);
+      if (kind == CatalogKind::prompts) session->list_prompts(done);
+    }
+  }
+  run.host->run_until(
+      [&] {
+        return std::all_of(jobs.begin(), jobs.end(), [](const auto& j) { return j->result.has_value(); });
+      },
+      kCommandLimit);
+  auto bucket = [&](CatalogKind kind) -> std::vector<CatalogEntry>& {
+    return kind == CatalogKind::resources            ? out.resources
+           : kind == CatalogKind::resource_templates ? out.templates
+                                                     : out.prompts;
+  };
+  for (const auto& job : jobs) {
+    if (!job->result) {
+      out.errors.push_back("server \"" + job->server + "\": listing " + to_string(job->kind) +
+                           " did not finish in time");
+    } else if (!job->result->ok()) {
+      out.errors.push_back("server \"" + job->server + "\": listing " + to_string(job->kind) +
+                           " failed: " + job->result->error().message);
+    } else {
+      for (auto& def : job->result->value()) bucket(job->kind).push_back({job->server, std::move(def), false});
+    }
+  }
+  for (CatalogKind kind : {CatalogKind::resources, CatalogKind::resource_templates, CatalogKind::prompts}) {
+    if ((kind == CatalogKind::prompts && !prompts) || (kind != CatalogKind::prompts && !resources)) continue;
+    for (const auto& e : m->catalog(kind)) {
+      if (cached_only.count(e.server)) bucket(kind).push_back(e);
+    }
+    const char* key = kind == CatalogKind::resources            ? "uri"
+                      : kind == CatalogKind::resource_templates ? "uriTemplate"
+                                                                : "name";
+    auto& list = bucket(kind);
+    std::stable_sort(list.begin(), list.end(), [key](const CatalogEntry& a, const CatalogEntry& b) {
+      if (a.server != b.server) return a.server < b.server;
+      return entry_key(a, key) < entry_key(b, key);
+    });
+  }
+  return out;
+}
+
+// One entry of a --json listing: the server's definition with "server" (and "fromCache")
+// added.
+json catalog_row(const CatalogEntry& e) {
+  json row = e.definition.get().is_object() ? e.definition.get() : json::object();
+  row["server"] = e.server;
+  if (e.from_cache) row["fromCache"] = true;
+  return row;
+}
+
+json catalog_rows(const std::vector<CatalogEntry>& entries) {
+  json rows = json::array();
+  for (const auto& e : entries) rows.push_back(catalog_row(e));
+  return rows;
+}
+
+// Exit code and stderr lines shared by the listings: load failures and listing errors are
+// 1, then needs-auth 4, then untrusted 3.
+int finish_listing(Run& run, const LiveCatalogs& cats) {
+  for (const auto& e : cats.errors) std::fprintf(stderr, "mcprt: %s\n", e.c_str());
+  for (const auto& e : run.result.errors) {
+    if (!e.server.empty() && needs_auth(run, e.server)) continue;
+    std::fprintf(stderr, "mcprt: %s%s\n", e.path.empty() || e.error.rfind(e.path, 0) == 0 ? "" : (e.path + ": ").c_str(),
+                 e.error.c_str());
+  }
+  report_pending(run.result.discovery);
+  report_needs_auth(run);
+  const bool failed = any_load_failure(run) || !cats.errors.empty();
+  const bool auth = any_server_in(run, ServerPhase::needs_auth);
+  run.host->shutdown();
+  return load_exit_code(failed, auth, run.result.discovery);
+}
+
+// A manager call (read_resource, get_prompt) run to its end.
+Result<json> wait_for_result(native::NativeHost& host,
+                             const std::function<void(std::function<void(Result<json>)>)>& start) {
+  auto out = std::make_shared<std::optional<Result<json>>>();
+  start([out](Result<json> r) { *out = std::move(r); });
+  host.run_until([&] { return out->has_value(); }, kCallLimit);
+  if (!out->has_value()) return Error::make(ErrorCode::timeout, "the request did not finish in time");
+  return std::move(**out);
+}
+
+// RFC 6570 level 1 matching for finding a resource's server: each {var} matches one or
+// more characters other than '/'; {+var} and {#var} any.
+bool uri_matches_template(const std::string& uri, const std::string& tmpl, std::size_t u = 0,
+                          std::size_t t = 0) {
+  if (t == tmpl.size()) return u == uri.size();
+  if (tmpl[t] != '{') return u < uri.size() && uri[u] == tmpl[t] && uri_matches_template(uri, tmpl, u + 1, t + 1);
+  const auto close = tmpl.find('}', t);
+  if (close == std::string::npos) return false;
+  const bool any = t + 1 < tmpl.size() && (tmpl[t + 1] == '+' || tmpl[t + 1] == '#');
+  for (std::size_t end = u + 1; end <= uri.size(); ++end) {
+    if (!any && uri[end - 1] == '/') break;
+    if (uri_matches_template(uri, tmpl, end, close + 1)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+int run_resources(const GlobalOptions& options, const std::string& server, bool as_json) {
+  auto run = start_for_catalog(options, server.empty() ? std::set<std::string>{} : std::set<std::string>{server});
+  if (!run) return kExitUsage;
+  LiveCatalogs cats = live_catalogs(*run, server, /*resources=*/true, /*prompts=*/false);
+  if (as_json) {
+    json out = {{"resources", catalog_rows(cats.resources)},
+                {"resourceTemplates", catalog_rows(cats.templates)},
+                {"errors", cats.errors},
+                {"servers", servers_json(*run)}};
+    std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  } else if (cats.resources.empty() && cats.templates.empty()) {
+    std::printf("%s\n", server.empty() ? "No MCP resources." : ("Server \"" + server + "\" has no resources.").c_str());
+  } else {
+    if (!cats.resources.empty()) {
+      std::printf("Resources (%zu):\n%s", cats.resources.size(),
+                  format_catalog(CatalogKind::resources, cats.resources).c_str());
+    }
+    if (!cats.templates.empty()) {
+      std::printf("%sResource templates (%zu):\n%s", cats.resources.empty() ? "" : "\n", cats.templates.size(),
+                  format_catalog(CatalogKind::resource_templates, cats.templates).c_str());
+    }
+  }
+  std::fflush(stdout);
+  std::cout.flush();
+  return finish_listing(*run, cats);
+}
+
+int run_prompts(const GlobalOptions& options, const std::string& server, bool as_json) {
+  auto run = start_for_catalog(options, server.empty() ? std::set<std::string>{} : std::set<std::string>{server});
+  if (!run) return kExitUsage;
+  LiveCatalogs cats = live_catalogs(*run, server, /*resources=*/false, /*prompts=*/true);
+  if (as_json) {
+    json out = {{"prompts", catalog_rows(cats.prompts)}, {"errors", cats.errors}, {"servers", servers_json(*run)}};
+    std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  } else if (cats.prompts.empty()) {
+    std::printf("%s\n", server.empty() ? "No MCP prompts." : ("Server \"" + server + "\" has no prompts.").c_str());
+  } else {
+    std::printf("Prompts (%zu):\n%s", cats.prompts.size(), format_catalog(CatalogKind::prompts, cats.prompts).c_str());
+  }
+  std::fflush(stdout);
+  std::cout.flush();
+  return finish_listing(*run, cats);
+}
+
+int run_read(const GlobalOptions& options, const std::string& uri, const std::string& server_arg, bool as_json,
+             const std::string& out_file) {
+  auto run = start_for_catalog(options, server_arg.empty() ? std::set<std::string>{} : std::set<std::string>{server_arg});
+  if (!run) return kExitUsage;
+  auto m = run->host->manager();
+  std::string server = server_arg;
+  if (server.empty() && m) {
+    // The resource itself first, then a template that matches it (live lists: see
+    // live_catalogs), servers in name order.
+    LiveCatalogs cats = live_catalogs(*run, "", /*resources=*/true, /*prompts=*/false);
+    for (const auto& e : cats.resources) {
+      if (server.empty() && entry_key(e, "uri") == uri) server = e.server;
+    }
+    for (const auto& e : cats.templates) {
+      if (server.empty() && uri_matches_template(uri, entry_key(e, "uriTemplate"))) {
+        server = e.server;
+      }
+    }
+    if (server.empty()) {
+      std::fprintf(stderr, "mcprt: no server lists the resource \"%s\" (mcprt resources lists them; "
+                           "--server NAME reads it from one server anyway)\n", uri.c_str());
+      for (const auto& e : cats.errors) std::fprintf(stderr, "mcprt: %s\n", e.c_str());
+      report_pending(run->result.discovery);
+      report_needs_auth(*run);
+      run->host->shutdown();
+      return kExitUsage;
+    }
+  }
+  if (!m) {
+    run->host->shutdown();
+    return kExitFailed;
+  }
+  Result<json> result = wait_for_result(*run->host, [&](std::function<void(Result<json>)> done) {
+    m->read_resource(server, uri, CallOptions{}, std::move(done));
+  });
+  int rc = kExitOk;
+  if (!result.ok()) {
+    std::fprintf(stderr, "mcprt: reading \"%s\" from server \"%s\" failed: %s\n", uri.c_str(), server.c_str(),
+                 result.error().message.c_str());
+    rc = kExitFailed;
+    auto st = m->server_state(server);
+    if (st && st->phase == ServerPhase::needs_auth) {
+      report_needs_auth(*st);
+      rc = kExitNeedsAuth;
+    }
+  } else if (!out_file.empty()) {
+    // The first content's bytes: a blob decoded, a text as UTF-8.
+    const json& contents = result.value().contains("contents") ? result.value()["contents"] : json();
+    const json first = contents.is_array() && !contents.empty() ? contents[0] : json();
+    std::optional<std::string> bytes;
+    if (first.is_object() && first.contains("blob") && first["blob"].is_string()) {
+      bytes = decode_base64(first["blob"].get_ref<const std::string&>());
+      if (!bytes) std::fprintf(stderr, "mcprt: the resource's blob is not valid base64\n");
+    } else if (first.is_object() && first.contains("text") && first["text"].is_string()) {
+      bytes = first["text"].get<std::string>();
+    } else {
+      std::fprintf(stderr, "mcprt: the resource has no contents to write\n");
+    }
+    if (!bytes) {
+      rc = kExitFailed;
+    } else if (FILE* f = std::fopen(out_file.c_str(), "wb"); f == nullptr) {
+      std::fprintf(stderr, "mcprt: cannot write %s: %s\n", out_file.c_str(), std::strerror(errno));
+      rc = kExitFailed;
+    } else {
+      const bool written = std::fwrite(bytes->data(), 1, bytes->size(), f) == bytes->size();
+      const bool closed = std::fclose(f) == 0;
+      if (!written || !closed) {
+        std::fprintf(stderr, "mcprt: cannot write %s: %s\n", out_file.c_str(), std::strerror(errno));
+        rc = kExitFailed;
+      } else {
+        std::printf("Wrote %zu bytes to %s\n", bytes->size(), out_file.c_str());
+      }
+    }
+  } else if (as_json) {
+    std::cout << result.value().dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << format_resource_contents(result.value());
+  }
+  std::cout.flush();
+  std::fflush(stdout);
+  run->host->shutdown();
+  return rc;
+}
+
+int run_prompt(const GlobalOptions& options, const std::string& name, const std::vector<std::string>& arg_words,
+               bool as_json) {
+  auto arguments = parse_prompt_arguments(arg_words);
+  if (!arguments.ok()) {
+    std::fprintf(stderr, "mcprt: %s (--arg key=value)\n", arguments.error().message.c_str());
+    return kExitUsage;
+  }
+  auto run = prepare(options);
+  if (!run) return kExitUsage;
+  // "server:name" starts only that server (each split whose left part is a configured name).
+  const DiscoveryResult found = run->host->discover();
+  std::set<std::string> only;
+  for (const auto& known : claimable_names(found)) {
+    if (name.size() > known.size() + 1 && name.compare(0, known.size(), known) == 0 && name[known.size()] == ':') {
+      only.insert(known);
+    }
+  }
+  if (!only.empty()) run->only_servers = only;
+  load(*run, &found);
+  wait_while_connecting(*run->host, "", kLoadLimit);
+  auto m = run->host->manager();
+  if (!m) {
+    run->host->shutdown();
+    return kExitFailed;
+  }
+  std::vector<std::string> servers;
+  for (const auto& st : m->server_states()) servers.push_back(st.name);
+  LiveCatalogs cats = live_catalogs(*run, "", /*resources=*/false, /*prompts=*/true);
+  auto target = resolve_prompt_name(name, servers, cats.prompts);
+  if (!target.ok()) {
+    std::fprintf(stderr, "mcprt: %s\n", target.error().message.c_str());
+    for (const auto& e : cats.errors) std::fprintf(stderr, "mcprt: %s\n", e.c_str());
+    report_pending(run->result.discovery);
+    report_needs_auth(*run);
+    run->host->shutdown();
+    return kExitUsage;
+  }
+  const PromptTarget t = target.value();
+  Result<json> result = wait_for_result(*run->host, [&](std::function<void(Result<json>)> done) {
+    m->get_prompt(t.server, t.name, arguments.value(), CallOptions{}, std::move(done));
+  });
+  int rc = kExitOk;
+  if (!result.ok()) {
+    std::fprintf(stderr, "mcprt: prompt \"%s:%s\" failed: %s\n", t.server.c_str(), t.name.c_str(),
+                 result.error().message.c_str());
+    rc = kExitFailed;
+    auto st = m->server_state(t.server);
+    if (st && st->phase == ServerPhase::needs_auth) {
+      report_needs_auth(*st);
+      rc = kExitNeedsAuth;
+    }
+  } else if (as_json) {
+    std::cout << result.value().dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  } else {
+    std::cout << format_prompt_messages(result.value());
+  }
+  std::cout.flush();
   run->host->shutdown();
   return rc;
 }

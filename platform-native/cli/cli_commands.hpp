@@ -9,6 +9,7 @@
 // fixes it. 1 wins over 4, 4 over 3.
 
 #include <string>
+#include <vector>
 
 namespace mcprt::cli {
 
@@ -46,6 +47,22 @@ int run_tools(const GlobalOptions& options, bool json);
 int run_call(const GlobalOptions& options, const std::string& tool, const std::string& arguments,
              bool json, const std::string& server = "");
 int run_status(const GlobalOptions& options, const std::string& server, bool as_json);
+// Resources, resource templates and prompts (SPEC §15), as the servers list them now
+// (SERVER: only that server starts). Exit codes as `tools`, and 1 when a listing failed.
+int run_resources(const GlobalOptions& options, const std::string& server, bool json);
+int run_prompts(const GlobalOptions& options, const std::string& server, bool json);
+// `mcprt read URI [--server S] [--json] [--out FILE]`: resources/read on S (only S starts)
+// or on the server that lists URI or a template matching it (every server starts). Text
+// is printed as is, a blob as "[binary <mime>, N bytes]"; --out writes the first
+// content's bytes (a blob decoded) to FILE. 2 when no server lists URI, 1 when the read
+// fails.
+int run_read(const GlobalOptions& options, const std::string& uri, const std::string& server, bool json,
+             const std::string& out_file);
+// `mcprt prompt NAME [--arg k=v]... [--json]`: NAME is server:name (only that server
+// starts) or a name exactly one server has. Prints the messages (format_prompt_messages).
+// 2 for an unknown or ambiguous name or a bad --arg, 1 when prompts/get fails.
+int run_prompt(const GlobalOptions& options, const std::string& name, const std::vector<std::string>& args,
+               bool json);
 int run_repl(const GlobalOptions& options);
 
 // OAuth sign-in (cli_auth.cpp; SPEC §13). Credentials live under

@@ -216,11 +216,11 @@ std::vector<std::string> repl_candidates(const std::string& before_cursor,
   }
   if (words[0] != "/mcp") return {};
   if (at == 1) {
-    return {"list",   "tools",   "status", "reload", "reconnect", "auth",
-            "enable", "disable", "add",    "remove", "help"};
+    return {"list",   "tools",   "resources", "prompts", "read",   "prompt", "status", "reload",
+            "reconnect", "auth", "enable",    "disable", "add",    "remove", "help"};
   }
-  static const std::vector<std::string> kTakesServer = {"tools",  "status",  "reconnect", "auth",
-                                                        "enable", "disable", "remove"};
+  static const std::vector<std::string> kTakesServer = {
+      "tools", "resources", "prompts", "status", "reconnect", "auth", "enable", "disable", "remove"};
   if (at == 2 &&
       std::find(kTakesServer.begin(), kTakesServer.end(), words[1]) != kTakesServer.end())
     return servers;

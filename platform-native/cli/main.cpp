@@ -7,6 +7,10 @@
 //     tools [--json]            every MCP tool of every server
 //     call <tool> [JSON] [--json] [--server NAME]  call one tool (starts only its server)
 //     status [name] [--json]    one server's state, error and stderr tail (or all)
+//     resources [server] [--json]           resources and resource templates
+//     read <uri> [--server S] [--json] [--out FILE]   read one resource
+//     prompts [server] [--json]             prompts and their arguments
+//     prompt <server:name> [--arg k=v]... [--json]    a prompt's messages
 //     repl                      /mcp commands and tool calls from stdin
 //     auth login [server] [--no-browser]   OAuth sign-in (browser + loopback callback)
 //     auth logout [server]      delete a server's tokens
@@ -22,6 +26,7 @@
 #include <cstring>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "cli_commands.hpp"
 #include "cli_completion.hpp"
@@ -63,10 +68,11 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit status:\n"
       "  0    success\n"
-      "  1    a server failed (tools, status); a config file or entry is invalid (list); the\n"
-      "       tool's result is an error (call); a file could not be written\n"
-      "  2    usage or config error (unknown command, tool or server; bad flag; a name that\n"
-      "       exists; a config file that is not valid)\n"
+      "  1    a server failed (tools, status, resources, prompts); a config file or entry is\n"
+      "       invalid (list); the tool's result is an error (call); the server refused a read\n"
+      "       or a prompt (read, prompt); a file could not be written\n"
+      "  2    usage or config error (unknown command, tool, server, resource or prompt; bad\n"
+      "       flag; a name that exists; a config file that is not valid)\n"
       "  3    a project server is not trusted and nothing failed: run the `mcprt trust '<dir>'`\n"
       "       it prints\n"
       "  4    a server needs authorization and nothing failed: run `mcprt auth login <name>`\n"
@@ -80,6 +86,12 @@ int main(int argc, char** argv) {
       "                      connect to every server, list their tools\n"
       "  mcprt call mcp_demo_echo '{\"message\": \"hi\"}'\n"
       "                      call one tool\n"
+      "  mcprt resources\n"
+      "                      every server's resources and resource templates\n"
+      "  mcprt read demo://readme\n"
+      "                      read one resource\n"
+      "  mcprt prompt demo:greet --arg name=Ada\n"
+      "                      a prompt's messages, with its arguments\n"
       "  mcprt add --transport http sentry https://mcp.sentry.dev/mcp\n"
       "                      add an HTTP server to the user config\n"
       "  mcprt add -e API_KEY=xyz airtable -- npx -y airtable-mcp-server\n"
@@ -171,6 +183,50 @@ int main(int argc, char** argv) {
       "Ctrl-C (or SIGTERM) cancels the call on the server and exits 130 (143). Examples:\n"
       "  mcprt call mcp_demo_add '{\"a\": 2, \"b\": 3}'\n"
       "  mcprt call --server demo add '{\"a\": 2, \"b\": 3}'");
+
+  std::string resources_server;
+  bool resources_json = false;
+  auto* resources_cmd = app.add_subcommand(
+      "resources",
+      "List the resources and resource templates of every server (or of one: only it starts)");
+  resources_cmd->add_option("server", resources_server, "Server name");
+  resources_cmd->add_flag("--json", resources_json,
+                          "Print one JSON object ({\"resources\", \"resourceTemplates\", ...})");
+
+  std::string read_uri, read_server, read_out;
+  bool read_json = false;
+  auto* read_cmd = app.add_subcommand(
+      "read", "Read one resource: its text, or [binary <type>, N bytes] (--out saves the bytes)");
+  read_cmd->add_option("uri", read_uri, "The resource's URI (mcprt resources lists them)")->required();
+  read_cmd->add_option("--server", read_server,
+                       "Read it from this server (only it starts); default: the server that lists "
+                       "the URI or a template matching it");
+  read_cmd->add_flag("--json", read_json, "Print the raw resources/read result");
+  read_cmd->add_option("--out", read_out, "Write the contents' bytes (a blob decoded) to this file");
+  read_cmd->footer(
+      "Examples:\n"
+      "  mcprt read demo://readme\n"
+      "  mcprt read --server demo demo://logo.png --out logo.png");
+
+  std::string prompts_server;
+  bool prompts_json = false;
+  auto* prompts_cmd = app.add_subcommand(
+      "prompts", "List the prompts of every server (or of one: only it starts), with their arguments");
+  prompts_cmd->add_option("server", prompts_server, "Server name");
+  prompts_cmd->add_flag("--json", prompts_json, "Print one JSON object ({\"prompts\", ...})");
+
+  std::string prompt_name;
+  std::vector<std::string> prompt_args;
+  bool prompt_json = false;
+  auto* prompt_cmd = app.add_subcommand(
+      "prompt", "Get a prompt with arguments and print its messages: mcprt prompt server:name --arg k=v");
+  prompt_cmd
+      ->add_option("name", prompt_name,
+                   "server:name (only that server starts), or a name exactly one server has")
+      ->required();
+  prompt_cmd->add_option("--arg", prompt_args, "key=value (repeat for more)")->allow_extra_args(false);
+  prompt_cmd->add_flag("--json", prompt_json, "Print the raw prompts/get result");
+  prompt_cmd->footer("Example:\n  mcprt prompt demo:greet --arg name=Ada --arg style=pirate");
 
   std::string status_name;
   auto* status_cmd = app.add_subcommand("status", "Show a server's state, error and stderr tail");
@@ -361,6 +417,10 @@ int main(int argc, char** argv) {
   if (tools_cmd->parsed()) return run_tools(global, tools_json);
   if (call_cmd->parsed()) return run_call(global, call_tool, call_args, call_json, call_server);
   if (status_cmd->parsed()) return run_status(global, status_name, status_json);
+  if (resources_cmd->parsed()) return run_resources(global, resources_server, resources_json);
+  if (prompts_cmd->parsed()) return run_prompts(global, prompts_server, prompts_json);
+  if (read_cmd->parsed()) return run_read(global, read_uri, read_server, read_json, read_out);
+  if (prompt_cmd->parsed()) return run_prompt(global, prompt_name, prompt_args, prompt_json);
   if (repl_cmd->parsed()) return run_repl(global);
   if (login_cmd->parsed()) return run_auth_login(global, login_name, !login_no_browser);
   if (logout_cmd->parsed()) return run_auth_logout(global, logout_name);

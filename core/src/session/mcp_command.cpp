@@ -737,8 +737,12 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     out << "  tools:    " << st->tool_count << (st->tools_from_cache ? " (from the cache)" : "")
         << "\n";
     if (st->resource_count + st->resource_template_count + st->prompt_count > 0) {
-      out << "  catalog:  " << st->resource_count << " resources, " << st->resource_template_count
-          << " resource templates, " << st->prompt_count << " prompts\n";
+      auto count = [](std::size_t n, const char* one, const char* many) {
+        return std::to_string(n) + " " + (n == 1 ? one : many);
+      };
+      out << "  catalog:  " << count(st->resource_count, "resource", "resources") << ", "
+          << count(st->resource_template_count, "resource template", "resource templates") << ", "
+          << count(st->prompt_count, "prompt", "prompts") << "\n";
     }
     if (st->attempts > 0) out << "  attempts: " << st->attempts << "\n";
     if (st->last_error) out << "  error:    " << st->last_error->message << "\n";

@@ -2,7 +2,7 @@
 # Installed as share/bash-completion/completions/mcprt; or, in ~/.bashrc:
 #   source <(mcprt completion bash)
 # Commands, options and their values; server names (`status`, `get`, `remove`, `enable`,
-# `disable`, `auth …`) and tool names (`call`) come from `mcprt __complete servers|tools`,
+# `disable`, `resources`, `prompts`, `auth …`, `--server`) and tool names (`call`) come from `mcprt __complete servers|tools`,
 # which reads the configs and the tool cache only: completing never starts a server.
 
 # The names of $1 (servers | tools) for the configs the command line names so far
@@ -26,7 +26,7 @@ _mcprt_names() {
 
 _mcprt() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="list trust untrust tools call status repl auth add remove get enable disable serve-demo completion"
+    local commands="list trust untrust tools call resources read prompts prompt status repl auth add remove get enable disable serve-demo completion"
     local global_opts="--cwd --config --no-cache --elicit --help --version"
     local -a positional=()
     local i w dashes=0
@@ -40,7 +40,7 @@ _mcprt() {
                 break
                 ;;
             --cwd | --config | --elicit | -s | --scope | -t | --transport | -e | --env | -H | --header | --url | --server | \
-                --port | --web-dir | --js-dir | --demo-server | --demo-startup-delay-ms) ((i++)) ;;
+                --out | --arg | --port | --web-dir | --js-dir | --demo-server | --demo-startup-delay-ms) ((i++)) ;;
             -*) ;;
             *) positional+=("$w") ;;
         esac
@@ -59,7 +59,7 @@ _mcprt() {
             COMPREPLY=($(compgen -d -- "$cur"))
             return
             ;;
-        --config | --demo-server)
+        --config | --demo-server | --out)
             COMPREPLY=($(compgen -f -- "$cur"))
             return
             ;;
@@ -79,7 +79,7 @@ _mcprt() {
             COMPREPLY=($(compgen -W "$(_mcprt_names servers)" -- "$cur"))
             return
             ;;
-        -e | --env | -H | --header | --url | --port | --demo-startup-delay-ms) return ;;
+        -e | --env | -H | --header | --url | --arg | --port | --demo-startup-delay-ms) return ;;
     esac
 
     if [[ -z $cmd ]]; then
@@ -93,8 +93,10 @@ _mcprt() {
 
     local opts=""
     case $cmd in
-        list | tools | status | get) opts="--json" ;;
+        list | tools | status | get | resources | prompts) opts="--json" ;;
         call) opts="--json --server" ;;
+        read) opts="--json --server --out" ;;
+        prompt) opts="--json --arg" ;;
         add) opts="-s --scope -t --transport -e --env -H --header --url" ;;
         remove) opts="-s --scope" ;;
         auth)
@@ -111,7 +113,7 @@ _mcprt() {
     fi
 
     case $cmd in
-        status | get | remove | enable | disable)
+        status | get | remove | enable | disable | resources | prompts)
             ((nargs == 0)) && COMPREPLY=($(compgen -W "$(_mcprt_names servers)" -- "$cur"))
             ;;
         call)
