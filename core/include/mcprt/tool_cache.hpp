@@ -4,7 +4,11 @@
 //
 // Entry (JSON text, identical on every platform):
 //   {"version": 1, "configHash": "<config_hash(cfg)>", "serverInfo": {...},
-//    "tools": [<raw tool definitions>], "savedAt": <ms since the Unix epoch>}
+//    "tools": [<raw tool definitions>], "savedAt": <ms since the Unix epoch>,
+//    "resources": [...], "resourceTemplates": [...], "prompts": [...]}
+// The three catalogs (SPEC §15) are written only when not empty; an entry without them has
+// none. Every entry of every list must be an object with its string key (`name`, `uri`,
+// `uriTemplate`), or the whole entry is a miss: it was not written by us.
 // A hit needs the same version, the same configHash and an age under 30 days; anything
 // else — missing, unreadable, corrupt, stale — is a miss. Writes are best effort: a failed
 // write is a warning in the log, never an error for the caller.
@@ -30,16 +34,25 @@ using WallClock = std::function<std::int64_t()>;
 // std::chrono::system_clock (Date.now() under Emscripten).
 WallClock system_wall_clock();
 
+// A server's resources, resource templates and prompts as listed (raw entries).
+struct CachedCatalog {
+  std::vector<json> resources;
+  std::vector<json> resource_templates;
+  std::vector<json> prompts;
+};
+
 struct CachedTools {
   std::string config_hash;
   json server_info;         // {protocolVersion, serverInfo, capabilities} as initialize said
   std::vector<json> tools;  // raw definitions, unfiltered
+  CachedCatalog catalog;
   std::int64_t saved_at_ms = 0;
 };
 
 // The entry text for `config`'s current tools; and back (nullopt on any mismatch).
 std::string encode_cache_entry(const ServerConfig& config, const json& server_info,
-                               const std::vector<json>& tools, std::int64_t now_ms);
+                               const std::vector<json>& tools, std::int64_t now_ms,
+                               const CachedCatalog& catalog = {});
 std::optional<CachedTools> decode_cache_entry(std::string_view text, const ServerConfig& config,
                                               std::int64_t now_ms);
 
@@ -61,6 +74,8 @@ class ToolCache {
   // reports whether the write worked.
   void save(const ServerConfig& config, const json& server_info, const std::vector<json>& tools,
             std::function<void(Status)> done = nullptr);
+  void save(const ServerConfig& config, const json& server_info, const std::vector<json>& tools,
+            const CachedCatalog& catalog, std::function<void(Status)> done = nullptr);
   // Best effort, like save (a failure is a warning).
   void remove(const std::string& server_name);
 

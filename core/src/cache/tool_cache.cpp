@@ -75,16 +75,40 @@ Decoded decode_entry(std::string_view text, const std::string& expected_hash,
     return out;
   }
   CachedTools result;
-  result.tools.reserve(tools->size());
-  for (auto& t : *tools) {
-    // Same shape rule as tools/list: an object with a string name. Anything else means
-    // the entry was not written by us, so none of it is trusted.
-    auto name = t.find("name");
-    if (!t.is_object() || name == t.end() || !name->is_string()) {
-      out.miss_reason = "corrupt entry (a tool without a name)";
+  // Same shape rule as the listings: an object with its string key. Anything else means
+  // the entry was not written by us, so none of it is trusted.
+  const auto take = [&](json& list, const char* key, const char* what,
+                        std::vector<json>& into) {
+    into.reserve(list.size());
+    for (auto& item : list) {
+      auto k = item.find(key);
+      if (!item.is_object() || k == item.end() || !k->is_string()) {
+        out.miss_reason = std::string("corrupt entry (") + what + " without a " + key + ")";
+        return false;
+      }
+      into.push_back(std::move(item));
+    }
+    return true;
+  };
+  if (!take(*tools, "name", "a tool", result.tools)) return out;
+  struct CatalogField {
+    const char* member;
+    const char* key;
+    const char* what;
+    std::vector<json>& into;
+  };
+  for (const CatalogField& f :
+       {CatalogField{"resources", "uri", "a resource", result.catalog.resources},
+        CatalogField{"resourceTemplates", "uriTemplate", "a resource template",
+                     result.catalog.resource_templates},
+        CatalogField{"prompts", "name", "a prompt", result.catalog.prompts}}) {
+    auto list = doc.find(f.member);
+    if (list == doc.end()) continue;
+    if (!list->is_array()) {
+      out.miss_reason = std::string("corrupt entry (") + f.member + " is not an array)";
       return out;
     }
-    result.tools.push_back(std::move(t));
+    if (!take(*list, f.key, f.what, f.into)) return out;
   }
   auto info = doc.find("serverInfo");
   if (info != doc.end()) result.server_info = std::move(*info);
@@ -99,22 +123,31 @@ std::string server_label(const std::string& name) { return "server \"" + name + 
 }  // namespace
 
 std::string encode_cache_entry(const ServerConfig& config, const json& server_info,
-                               const std::vector<json>& tools, std::int64_t now_ms) {
-  // The text of {"version", "configHash", "serverInfo", "tools", "savedAt"} as json::dump
-  // writes it (keys sorted, no spaces), written piece by piece: the tools are dumped where
-  // they are, never copied into an entry object first.
+                               const std::vector<json>& tools, std::int64_t now_ms,
+                               const CachedCatalog& catalog) {
+  // The text of {"version", "configHash", "serverInfo", "tools", "savedAt", and the
+  // catalogs that are not empty} as json::dump writes it (keys sorted, no spaces), written
+  // piece by piece: the lists are dumped where they are, never copied into an entry first.
   // Server text may hold invalid UTF-8; replacing it keeps dump() from throwing.
   const auto dump = [](const json& v) {
     return v.dump(-1, ' ', false, json::error_handler_t::replace);
   };
-  std::string out = "{\"configHash\":" + dump(json(config_hash(config))) +
-                    ",\"savedAt\":" + std::to_string(now_ms) +
-                    ",\"serverInfo\":" + dump(server_info) + ",\"tools\":[";
-  for (std::size_t i = 0; i < tools.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    out += dump(tools[i]);
-  }
-  out += "],\"version\":" + std::to_string(kToolCacheVersion) + "}";
+  std::string out = "{\"configHash\":" + dump(json(config_hash(config)));
+  const auto list = [&](const char* member, const std::vector<json>& items, bool always) {
+    if (items.empty() && !always) return;
+    out += std::string(",\"") + member + "\":[";
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (i > 0) out.push_back(',');
+      out += dump(items[i]);
+    }
+    out.push_back(']');
+  };
+  list("prompts", catalog.prompts, false);
+  list("resourceTemplates", catalog.resource_templates, false);
+  list("resources", catalog.resources, false);
+  out += ",\"savedAt\":" + std::to_string(now_ms) + ",\"serverInfo\":" + dump(server_info);
+  list("tools", tools, true);
+  out += ",\"version\":" + std::to_string(kToolCacheVersion) + "}";
   return out;
 }
 
@@ -177,7 +210,14 @@ void ToolCache::load(const ServerConfig& config,
 
 void ToolCache::save(const ServerConfig& config, const json& server_info,
                      const std::vector<json>& tools, std::function<void(Status)> done) {
-  store_.put(key_for(config.name), encode_cache_entry(config, server_info, tools, clock_()),
+  save(config, server_info, tools, CachedCatalog{}, std::move(done));
+}
+
+void ToolCache::save(const ServerConfig& config, const json& server_info,
+                     const std::vector<json>& tools, const CachedCatalog& catalog,
+                     std::function<void(Status)> done) {
+  store_.put(key_for(config.name),
+             encode_cache_entry(config, server_info, tools, clock_(), catalog),
              [done = std::move(done), logger = logger_, name = config.name](Status s) {
                if (!s && logger) {
                  logger->warn("Tool cache: could not save the tools of " + server_label(name) +

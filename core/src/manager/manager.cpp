@@ -11,7 +11,10 @@
 // server was disconnected is recognised as stale and closed.
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "mcprt/manager.hpp"
@@ -42,6 +45,15 @@ const char* to_string(ServerPhase phase) {
   return "unknown";
 }
 
+const char* to_string(CatalogKind kind) {
+  switch (kind) {
+    case CatalogKind::resources: return "resources";
+    case CatalogKind::resource_templates: return "resource templates";
+    case CatalogKind::prompts: return "prompts";
+  }
+  return "unknown";
+}
+
 using detail::named;
 using detail::server_prefix;
 using detail::ServerLink;
@@ -55,6 +67,34 @@ bool authorization_gone(const Error& e) {
   if (!e.data.is_object()) return true;
   const auto status = e.data.find("status");
   return status == e.data.end() || !status->is_number_integer() || status->get<int>() != 403;
+}
+
+// RFC 6570 simple expansion matched backwards: each {var} (or {a,b}) takes one or more
+// characters other than '/', a {+var} or {#var} one or more of any; literals match as is.
+// Templates with other operators ({?q}, {/p}, ...) match nothing.
+bool uri_template_matches(std::string_view tmpl, std::string_view uri) {
+  if (tmpl.empty()) return uri.empty();
+  if (tmpl.front() != '{') {
+    const std::size_t brace = std::min(tmpl.find('{'), tmpl.size());
+    const std::string_view literal = tmpl.substr(0, brace);
+    if (uri.substr(0, literal.size()) != literal) return false;
+    return uri_template_matches(tmpl.substr(brace), uri.substr(literal.size()));
+  }
+  const std::size_t close = tmpl.find('}');
+  if (close == std::string_view::npos || close < 2) return false;
+  const char op = tmpl[1];
+  const bool reserved = op == '+' || op == '#';
+  if (!reserved && !(std::isalnum(static_cast<unsigned char>(op)) || op == '_' || op == '%')) {
+    return false;
+  }
+  const std::string_view rest = tmpl.substr(close + 1);
+  // At least one character for the variable; the longest run first, then shorter ones.
+  std::size_t run = 0;
+  while (run < uri.size() && (reserved || uri[run] != '/')) ++run;
+  for (std::size_t take = run; take >= 1; --take) {
+    if (uri_template_matches(rest, uri.substr(take))) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -172,6 +212,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
   void post(std::function<void()> fn) override { post_fn(std::move(fn)); }
 
   void phase_changed(const ServerLink& link, const std::optional<Error>& error) override {
+    if (link.phase() == ServerPhase::connected) resubscribe(link);
     StatusEvent ev;
     ev.server = link.name();
     ev.phase = link.phase();
@@ -186,6 +227,25 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     fire_tools_changed();
   }
   void link_settled() override { check_gates(); }
+
+  void catalog_changed(const ServerLink& link, CatalogKind kind) override {
+    mark_catalog_changed(link.name(), kind);
+  }
+
+  void resource_updated(const ServerLink& link, const json& params) override {
+    auto uri = params.is_object() ? params.find("uri") : params.end();
+    if (!params.is_object() || uri == params.end() || !uri->is_string()) return;
+    // Each subscriber's callback is posted: it may unsubscribe, or anything else.
+    for (const auto& [id, sub] : subscriptions) {
+      if (sub.server != link.name() || sub.uri != uri->get_ref<const std::string&>()) continue;
+      post_fn([weak = weak_from_this(), id = id, params] {
+        auto self = weak.lock();
+        if (!self) return;
+        auto it = self->subscriptions.find(id);
+        if (it != self->subscriptions.end() && it->second.on_updated) it->second.on_updated(params);
+      });
+    }
+  }
   void connection_settled(const std::string& server, const Status& status) override {
     settle_connection_waiters(server, status);
   }
@@ -211,7 +271,153 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
 
   std::size_t tool_count(const std::string& name) const { return tool_set->count(name); }
 
-  ServerState state_of(const ServerLink& s) const { return s.state(tool_count(s.name())); }
+  ServerState state_of(const ServerLink& s) const {
+    ServerState st = s.state(tool_count(s.name()));
+    st.resource_count = s.catalog(CatalogKind::resources).size();
+    st.resource_template_count = s.catalog(CatalogKind::resource_templates).size();
+    st.prompt_count = s.catalog(CatalogKind::prompts).size();
+    return st;
+  }
+
+  // ---------------------------------------------------------------- catalogs
+
+  const std::vector<CatalogEntry>& catalog(CatalogKind kind) {
+    const auto k = static_cast<std::size_t>(kind);
+    if (catalog_dirty[k]) {
+      // The links are sorted by name and each catalog by its key: merged, not sorted.
+      std::vector<CatalogEntry> merged;
+      for (const auto& [name, link] : servers) {
+        const bool from_cache = link->catalog_from_cache(kind);
+        for (const SharedJson& entry : link->catalog(kind)) {
+          merged.push_back(CatalogEntry{name, entry, from_cache});
+        }
+      }
+      catalogs[k] = std::move(merged);
+      catalog_dirty[k] = false;
+    }
+    return catalogs[k];
+  }
+
+  void mark_catalog_changed(const std::string& server, CatalogKind kind) {
+    catalog_dirty[static_cast<std::size_t>(kind)] = true;
+    if (catalog_listeners.empty()) return;
+    // One event per (server, kind) per executor turn.
+    if (!catalog_events.insert({server, kind}).second || catalog_events.size() > 1) return;
+    post_fn([weak = weak_from_this()] {
+      auto self = weak.lock();
+      if (!self) return;
+      auto events = std::move(self->catalog_events);
+      self->catalog_events.clear();
+      for (const auto& [server, kind] : events) {
+        auto listeners = self->catalog_listeners;
+        for (auto& [id, fn] : listeners) {
+          if (self->destroyed) return;
+          if (self->catalog_listeners.count(id) && fn) fn(server, kind);
+        }
+      }
+    });
+  }
+
+  // ---------------------------------------------------------------- resource subscriptions
+
+  struct Subscription {
+    std::string server;
+    std::string uri;
+    std::function<void(const json&)> on_updated;
+    std::function<void(Status)> first_done;  // until the first subscribe's answer
+  };
+
+  // The server connected: every uri subscribed on it is subscribed on the new session.
+  void resubscribe(const ServerLink& link) {
+    std::set<std::string> uris;
+    for (const auto& [id, sub] : subscriptions) {
+      if (sub.server == link.name()) uris.insert(sub.uri);
+    }
+    for (const auto& uri : uris) send_subscribe(link, uri);
+  }
+
+  void send_subscribe(const ServerLink& link, const std::string& uri) {
+    if (!link.session()) return;
+    link.session()->subscribe_resource(
+        uri, [weak = weak_from_this(), server = link.name(), uri](Status st) {
+          auto self = weak.lock();
+          if (!self || self->destroyed) return;
+          self->subscribed(server, uri, std::move(st));
+        });
+  }
+
+  // The answer to a resources/subscribe: the subscriptions still waiting for their first
+  // one learn it; refused ones (no such capability, an unknown resource) end there.
+  void subscribed(const std::string& server, const std::string& uri, Status st) {
+    std::vector<std::function<void(Status)>> told;
+    for (auto it = subscriptions.begin(); it != subscriptions.end();) {
+      Subscription& sub = it->second;
+      if (sub.server != server || sub.uri != uri) {
+        ++it;
+        continue;
+      }
+      const bool first = static_cast<bool>(sub.first_done);
+      if (first) told.push_back(std::move(sub.first_done));
+      sub.first_done = nullptr;
+      it = (!st.ok() && first) ? subscriptions.erase(it) : std::next(it);
+    }
+    if (!st.ok() && told.empty()) {
+      logger().warn(named(server, st.error()).message + " (subscribing again to " + uri + ")");
+    }
+    for (auto& fn : told) post_fn([fn = std::move(fn), st] { fn(st); });
+  }
+
+  std::uint64_t subscribe_resource(const std::string& server, const std::string& uri,
+                                   std::function<void(const json&)> on_updated,
+                                   std::function<void(Status)> done) {
+    const std::uint64_t id = next_listener++;
+    Subscription sub{server, uri, std::move(on_updated), std::move(done)};
+    if (!sub.first_done) sub.first_done = [](Status) {};
+    bool already = false;  // the live session has this uri subscribed
+    for (const auto& [other_id, other] : subscriptions) {
+      if (other.server == server && other.uri == uri && !other.first_done) already = true;
+    }
+    subscriptions.emplace(id, std::move(sub));
+    ServerLink* link = find(server);
+    if (link && link->stage() == Stage::ready) {
+      if (already) {
+        subscribed(server, uri, Status());
+      } else {
+        send_subscribe(*link, uri);
+      }
+      return id;
+    }
+    // Not connected (yet): the subscription is sent when it connects (resubscribe); a wait
+    // that fails ends it with that failure.
+    wait_for_connection(server, AbortSignal(), [weak = weak_from_this(), id](Status st) {
+      auto self = weak.lock();
+      if (!self || st.ok()) return;
+      auto it = self->subscriptions.find(id);
+      if (it == self->subscriptions.end() || !it->second.first_done) return;
+      auto done = std::move(it->second.first_done);
+      self->subscriptions.erase(it);
+      done(std::move(st));
+    });
+    return id;
+  }
+
+  void unsubscribe_resource(std::uint64_t id) {
+    auto it = subscriptions.find(id);
+    if (it == subscriptions.end()) return;
+    const std::string server = it->second.server;
+    const std::string uri = it->second.uri;
+    subscriptions.erase(it);
+    for (const auto& [other_id, other] : subscriptions) {
+      if (other.server == server && other.uri == uri) return;  // still wanted
+    }
+    ServerLink* link = find(server);
+    if (!link || link->stage() != Stage::ready || !link->session()) return;
+    link->session()->unsubscribe_resource(uri, [weak = weak_from_this(), server, uri](Status st) {
+      auto self = weak.lock();
+      if (!self || self->destroyed || st.ok()) return;
+      self->logger().debug(named(server, st.error()).message + " (unsubscribing from " + uri + ")");
+    });
+  }
 
   // ---------------------------------------------------------------- events
 
@@ -557,16 +763,20 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     }
   }
 
+  // One request of a host on a server's live session (tools/call, resources/read, ...).
+  using SessionRequest = std::function<void(ClientSession& session, CallOptions call,
+                                            std::function<void(Result<json>)> done)>;
+
   // A call made during an outage: wait for the reconnect within the call's deadline, then
   // call with what is left of it.
-  void call_after_reconnect(const std::string& name, const std::string& raw_tool, json arguments,
+  void call_after_reconnect(const std::string& name, const char* method, SessionRequest request,
                             CallOptions call, std::function<void(Result<json>)> done) {
     const TimePoint started = ex().now();
     const Millis budget = call.timeout;
     AbortSignal signal = call.signal;
     wait_for_connection(
         name, std::move(signal),
-        [weak = weak_from_this(), name, raw_tool, arguments = std::move(arguments),
+        [weak = weak_from_this(), name, method, request = std::move(request),
          call = std::move(call), done = std::move(done), started, budget](Status st) mutable {
           auto self = weak.lock();
           if (!self || self->destroyed) {
@@ -579,23 +789,37 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
                 std::chrono::duration_cast<Millis>(budget - (self->ex().now() - started));
             if (left <= Millis(0)) {
               return done(Error::make(ErrorCode::timeout,
-                                      server_prefix(name) + "Request tools/call timed out after " +
-                                          std::to_string(budget.count()) +
+                                      server_prefix(name) + "Request " + method +
+                                          " timed out after " + std::to_string(budget.count()) +
                                           " ms (waiting for the server to reconnect)"));
             }
             call.timeout = left;
           }
-          self->call_tool(name, raw_tool, std::move(arguments), std::move(call), std::move(done));
+          self->session_request(name, method, std::move(request), std::move(call),
+                                std::move(done));
         },
         budget);
   }
 
   void call_tool(const std::string& name, const std::string& raw_tool, json arguments,
                  CallOptions call, std::function<void(Result<json>)> done) {
+    session_request(
+        name, "tools/call",
+        [raw_tool, arguments = std::move(arguments)](ClientSession& session, CallOptions call,
+                                                     std::function<void(Result<json>)> done) mutable {
+          session.call_tool(raw_tool, std::move(arguments), std::move(call), std::move(done));
+        },
+        std::move(call), std::move(done));
+  }
+
+  // `request` on the server's live session: a server connecting or reconnecting is waited
+  // for; one that is not there (unknown, failed, needs auth, down) fails at once.
+  void session_request(const std::string& name, const char* method, SessionRequest request,
+                       CallOptions call, std::function<void(Result<json>)> done) {
     ServerLink* s = find(name);
     if (s && s->stage() != Stage::ready && s->pending() && !s->circuit_open()) {
       resolve_call_timeouts(*s, call);
-      return call_after_reconnect(name, raw_tool, std::move(arguments), std::move(call),
+      return call_after_reconnect(name, method, std::move(request), std::move(call),
                                   std::move(done));
     }
     if (!s || s->stage() != Stage::ready || !s->session()) {
@@ -618,8 +842,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     const std::uint64_t id = next_call++;
     calls.emplace(id, PendingCall{name, std::move(done)});
     const ClientSession* session = s->session().get();
-    s->session()->call_tool(raw_tool, std::move(arguments), std::move(call),
-                            [weak = weak_from_this(), id, session](Result<json> r) {
+    request(*s->session(), std::move(call), [weak = weak_from_this(), id, session](Result<json> r) {
                               auto self = weak.lock();
                               if (!self) return;
                               auto it = self->calls.find(id);
@@ -654,6 +877,11 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     }
     auto attempt_waiters = link->detach();
     const bool had_slice = link->has_slice();
+    std::vector<CatalogKind> had_catalog;
+    for (CatalogKind kind : {CatalogKind::resources, CatalogKind::resource_templates,
+                             CatalogKind::prompts}) {
+      if (!link->catalog(kind).empty()) had_catalog.push_back(kind);
+    }
     const ServerPhase old_phase = link->phase();
     const SourceInfo source = link->config().source;
     servers.erase(it);  // its timers go with it
@@ -665,6 +893,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
       tool_set->remove(name);
       fire_tools_changed();
     }
+    for (CatalogKind kind : had_catalog) mark_catalog_changed(name, kind);
     if (old_phase != ServerPhase::disconnected) {
       StatusEvent ev;
       ev.server = name;
@@ -722,6 +951,8 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
       ex().post([done = std::move(call.done), e = gone(call.server)] { done(e); });
     }
     calls.clear();
+    subscriptions.clear();
+    catalog_listeners.clear();
     for (auto& [name, s] : servers) s->shut_down();
     // Destroying a session closes its transport at once (a stdio child is killed and
     // reaped); none of them calls back afterwards.
@@ -767,6 +998,11 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
   bool tools_changed_posted = false;
   std::map<std::uint64_t, std::function<void()>> tools_listeners;
   std::map<std::uint64_t, std::function<void(const StatusEvent&)>> status_listeners;
+  std::map<std::uint64_t, std::function<void(const std::string&, CatalogKind)>> catalog_listeners;
+  std::set<std::pair<std::string, CatalogKind>> catalog_events;  // posted, not yet told
+  std::array<std::vector<CatalogEntry>, 3> catalogs;               // merged, by CatalogKind
+  std::array<bool, 3> catalog_dirty{true, true, true};
+  std::map<std::uint64_t, Subscription> subscriptions;
 };
 
 // ------------------------------------------------------------------ McpManager
@@ -830,6 +1066,72 @@ std::shared_ptr<ClientSession> McpManager::connection(const std::string& name) c
   return s && s->stage() == Impl::Stage::ready ? s->session() : nullptr;
 }
 
+const std::vector<CatalogEntry>& McpManager::catalog(CatalogKind kind) const {
+  return impl_->catalog(kind);
+}
+std::vector<CatalogEntry> McpManager::resources() const {
+  return impl_->catalog(CatalogKind::resources);
+}
+std::vector<CatalogEntry> McpManager::resource_templates() const {
+  return impl_->catalog(CatalogKind::resource_templates);
+}
+std::vector<CatalogEntry> McpManager::prompts() const {
+  return impl_->catalog(CatalogKind::prompts);
+}
+
+std::string McpManager::server_for_resource(const std::string& uri) const {
+  for (const CatalogEntry& e : impl_->catalog(CatalogKind::resources)) {
+    if (*e.definition.find("uri") == uri) return e.server;
+  }
+  for (const CatalogEntry& e : impl_->catalog(CatalogKind::resource_templates)) {
+    if (uri_template_matches(e.definition.find("uriTemplate")->get_ref<const std::string&>(), uri)) {
+      return e.server;
+    }
+  }
+  return {};
+}
+
+void McpManager::read_resource(const std::string& server, const std::string& uri,
+                               CallOptions options, std::function<void(Result<json>)> done) {
+  impl_->session_request(
+      server, "resources/read",
+      [uri](ClientSession& session, CallOptions call, std::function<void(Result<json>)> done) {
+        session.read_resource(uri, std::move(call), std::move(done));
+      },
+      std::move(options), std::move(done));
+}
+
+void McpManager::get_prompt(const std::string& server, const std::string& name, json arguments,
+                            CallOptions options, std::function<void(Result<json>)> done) {
+  impl_->session_request(
+      server, "prompts/get",
+      [name, arguments = std::move(arguments)](ClientSession& session, CallOptions call,
+                                               std::function<void(Result<json>)> done) {
+        session.get_prompt(name, arguments, std::move(call), std::move(done));
+      },
+      std::move(options), std::move(done));
+}
+
+void McpManager::complete(const std::string& server, json ref, const std::string& argument,
+                          const std::string& value, json context, CallOptions options,
+                          std::function<void(Result<json>)> done) {
+  impl_->session_request(
+      server, "completion/complete",
+      [ref = std::move(ref), argument, value, context = std::move(context)](
+          ClientSession& session, CallOptions call, std::function<void(Result<json>)> done) {
+        session.complete(ref, argument, value, context, std::move(call), std::move(done));
+      },
+      std::move(options), std::move(done));
+}
+
+std::uint64_t McpManager::subscribe_resource(const std::string& server, const std::string& uri,
+                                             std::function<void(const json& params)> on_updated,
+                                             std::function<void(Status)> done) {
+  return impl_->subscribe_resource(server, uri, std::move(on_updated), std::move(done));
+}
+
+void McpManager::unsubscribe_resource(std::uint64_t id) { impl_->unsubscribe_resource(id); }
+
 void McpManager::wait_for_connection(const std::string& name, AbortSignal signal,
                                      std::function<void(Status)> done) {
   impl_->wait_for_connection(name, std::move(signal), std::move(done));
@@ -892,9 +1194,17 @@ std::uint64_t McpManager::on_status(std::function<void(const StatusEvent&)> list
   return id;
 }
 
+std::uint64_t McpManager::on_catalog_changed(
+    std::function<void(const std::string& server, CatalogKind kind)> listener) {
+  const auto id = impl_->next_listener++;
+  impl_->catalog_listeners.emplace(id, std::move(listener));
+  return id;
+}
+
 void McpManager::remove_listener(std::uint64_t id) {
   impl_->tools_listeners.erase(id);
   impl_->status_listeners.erase(id);
+  impl_->catalog_listeners.erase(id);
 }
 
 std::shared_ptr<McpToolHost> McpManager::tool_host() const { return impl_->host; }

@@ -11,6 +11,7 @@
 #include "mcprt/connect.hpp"
 #include "tools/tool_set.hpp"
 #include "util/local_error.hpp"
+#include "util/sort_order.hpp"
 
 namespace mcprt::detail {
 
@@ -28,6 +29,45 @@ namespace {
 // The exponential backoff of one outage: initial, 2×, 4×, … capped at max_delay_ms.
 // SEP-2549's cap on how long a listing may stand for the server's tools.
 constexpr std::int64_t kMaxCacheTtlMs = 24LL * 60 * 60 * 1000;
+
+constexpr std::size_t kCatalogKinds = 3;
+constexpr unsigned kAllCatalogs = 0b111;
+constexpr CatalogKind kCatalogKind[kCatalogKinds] = {
+    CatalogKind::resources, CatalogKind::resource_templates, CatalogKind::prompts};
+constexpr unsigned catalog_bit(CatalogKind kind) { return 1u << static_cast<unsigned>(kind); }
+
+// The member each kind of entry is keyed and sorted by.
+const char* catalog_key(CatalogKind kind) {
+  switch (kind) {
+    case CatalogKind::resources: return "uri";
+    case CatalogKind::resource_templates: return "uriTemplate";
+    case CatalogKind::prompts: return "name";
+  }
+  return "name";
+}
+
+// Entries sorted by their key (the session checked that it is a string), so the catalog
+// is deterministic whatever order the server listed it in.
+std::vector<SharedJson> sorted_catalog(CatalogKind kind, std::vector<SharedJson> entries) {
+  const char* key = catalog_key(kind);
+  const auto key_of = [key](const SharedJson& e) -> const std::string& {
+    static const std::string none;
+    auto it = e.find(key);
+    return it != e.end() && it->is_string() ? it->get_ref<const std::string&>() : none;
+  };
+  sort_by(entries, [&key_of](const SharedJson& a, const SharedJson& b) {
+    return key_of(a) < key_of(b);
+  });
+  return entries;
+}
+
+bool same_entries(const std::vector<SharedJson>& a, const std::vector<SharedJson>& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!(a[i] == b[i])) return false;
+  }
+  return true;
+}
 
 // `attempts_made` is how many reconnect attempts this outage already had.
 Millis reconnect_delay(const ReconnectPolicy& policy, int attempts_made) {
@@ -198,6 +238,13 @@ void ServerLink::start_cache_load() {
     if (hit) {
       self->cache_ = CacheState::hit;
       self->cached_definitions_ = detail::share_definitions(std::move(hit->tools));
+      self->cached_catalog_ = {
+          sorted_catalog(CatalogKind::resources,
+                         detail::share_definitions(std::move(hit->catalog.resources))),
+          sorted_catalog(CatalogKind::resource_templates,
+                         detail::share_definitions(std::move(hit->catalog.resource_templates))),
+          sorted_catalog(CatalogKind::prompts,
+                         detail::share_definitions(std::move(hit->catalog.prompts)))};
       self->cached_saved_at_ms_ = hit->saved_at_ms;
       if (hit->server_info.is_object()) {
         self->cached_server_info_ = std::move(hit->server_info);
@@ -209,6 +256,12 @@ void ServerLink::start_cache_load() {
       }
     } else {
       self->cache_ = CacheState::miss;
+    }
+    // The entry's catalogs stand for the server's until it lists its own.
+    if (self->cache_ == CacheState::hit && !self->catalog_listed_) {
+      for (CatalogKind kind : kCatalogKind) {
+        self->set_catalog(kind, self->cached_catalog_[static_cast<std::size_t>(kind)], true);
+      }
     }
     self->owner_.link_settled();
   });
@@ -223,7 +276,19 @@ void ServerLink::save_cache(const std::vector<json>& defs) {
     const json hint = session_->tools_cache_hint();
     if (hint.is_object()) server_info_.update(hint);
   }
-  cache->save(config_, server_info_, defs, [keep = cache](Status) {});
+  cache->save(config_, server_info_, defs, catalog_for_cache(), [keep = cache](Status) {});
+  catalog_unsaved_ = false;
+}
+
+CachedCatalog ServerLink::catalog_for_cache() const {
+  CachedCatalog out;
+  std::vector<json>* lists[kCatalogKinds] = {&out.resources, &out.resource_templates,
+                                              &out.prompts};
+  for (std::size_t k = 0; k < kCatalogKinds; ++k) {
+    lists[k]->reserve(catalog_[k].size());
+    for (const SharedJson& e : catalog_[k]) lists[k]->push_back(e.get());
+  }
+  return out;
 }
 
 // ------------------------------------------------------------------ one attempt
@@ -238,6 +303,7 @@ ServerLink* ServerLink::current(const std::weak_ptr<ServerLink>& weak, std::uint
 void ServerLink::begin_attempt(AttemptKind kind) {
   retry_timer_.reset();
   attempt_ = owner_.new_attempt_id();
+  stop_catalog_listing();
   kind_ = kind;
   stage_ = Stage::resolving;
   ++attempts_;
@@ -297,8 +363,8 @@ void ServerLink::open_connection(const ServerConfig& resolved) {
   co.probe_network_failure_means_legacy = owner_.options().probe_network_failure_means_legacy;
   used_prior_version_ = !prior_version_failed_ && !known_protocol_version_.empty();
   if (used_prior_version_) co.prior_protocol_version = known_protocol_version_;
-  co.on_notification = [weak, attempt, at_epoch](const std::string& method, const json&) {
-    if (ServerLink* self = current(weak, attempt, at_epoch)) self->on_notification(method);
+  co.on_notification = [weak, attempt, at_epoch](const std::string& method, const json& params) {
+    if (ServerLink* self = current(weak, attempt, at_epoch)) self->on_notification(method, params);
   };
   // Closes go through the owner, which tracks every session until it has closed.
   co.on_close = owner_.session_close_handler(attempt);
@@ -391,6 +457,7 @@ void ServerLink::on_listed(Result<std::vector<json>> listed, bool from_cache) {
   settle_attempt_waiters(Status());
   owner_.connection_settled(name_, Status());
   schedule_health();
+  list_catalogs(kAllCatalogs);
   if (relist_again_) {  // list_changed arrived while the first list was running
     relist_again_ = false;
     schedule_relist();
@@ -434,6 +501,7 @@ void ServerLink::attempt_failed(Error error) {
   }
   // Final: no retry is scheduled.
   if (kind_ == AttemptKind::initial && slice_from_cache_) drop_slice();
+  if (kind_ == AttemptKind::initial) drop_cached_catalog();
   set_phase(ServerPhase::failed, error);
   owner_.connection_settled(name_, Status(error));
   if (!reported) log().warn(error.message);
@@ -518,6 +586,7 @@ void ServerLink::connection_lost(Error reason) {
   debounce_timer_.reset();
   relisting_ = false;
   relist_again_ = false;
+  stop_catalog_listing();
   owner_.retire_session(attempt);
   attempts_ = 0;
   // The live transport lost its authorization (a refresh the user must replace): not a
@@ -554,7 +623,18 @@ void ServerLink::connection_lost(Error reason) {
   owner_.link_settled();
 }
 
-void ServerLink::on_notification(const std::string& method) {
+void ServerLink::on_notification(const std::string& method, const json& params) {
+  if (method == "notifications/resources/updated") {
+    if (stage_ == Stage::ready) owner_.resource_updated(*this, params);
+    return;
+  }
+  if (method == "notifications/resources/list_changed") {
+    return schedule_catalog_relist(catalog_bit(CatalogKind::resources) |
+                                   catalog_bit(CatalogKind::resource_templates));
+  }
+  if (method == "notifications/prompts/list_changed") {
+    return schedule_catalog_relist(catalog_bit(CatalogKind::prompts));
+  }
   if (method != "notifications/tools/list_changed") return;
   // The cached list is out of date at once, whatever its ttlMs said: a restart before the
   // re-list lands must not serve it as live.
@@ -639,6 +719,101 @@ void ServerLink::health_check() {
       limit);
 }
 
+// ------------------------------------------------------------------ the catalogs
+
+void ServerLink::set_catalog(CatalogKind kind, std::vector<SharedJson> entries, bool from_cache) {
+  auto& current = catalog_[static_cast<std::size_t>(kind)];
+  catalog_from_cache_[static_cast<std::size_t>(kind)] = from_cache;
+  if (same_entries(current, entries)) return;
+  current = std::move(entries);
+  owner_.catalog_changed(*this, kind);
+}
+
+void ServerLink::drop_cached_catalog() {
+  for (CatalogKind kind : kCatalogKind) {
+    if (catalog_from_cache_[static_cast<std::size_t>(kind)]) set_catalog(kind, {}, false);
+  }
+}
+
+void ServerLink::list_catalogs(unsigned kinds) {
+  if (stage_ != Stage::ready || !session_) return;
+  for (CatalogKind kind : kCatalogKind) {
+    const unsigned bit = catalog_bit(kind);
+    if (!(kinds & bit)) continue;
+    if (catalog_listing_ & bit) {
+      catalog_again_ |= bit;
+      continue;
+    }
+    catalog_listing_ |= bit;
+    auto done = [weak = weak_from_this(), attempt = attempt_, at_epoch = owner_.epoch(),
+                 kind](Result<std::vector<json>> listed) {
+      ServerLink* self = current(weak, attempt, at_epoch);
+      if (!self || self->stage_ != Stage::ready) return;
+      self->on_catalog_listed(kind, std::move(listed));
+    };
+    switch (kind) {
+      case CatalogKind::resources: session_->list_resources(std::move(done)); break;
+      case CatalogKind::resource_templates: session_->list_resource_templates(std::move(done)); break;
+      case CatalogKind::prompts: session_->list_prompts(std::move(done)); break;
+    }
+  }
+}
+
+void ServerLink::on_catalog_listed(CatalogKind kind, Result<std::vector<json>> listed) {
+  const unsigned bit = catalog_bit(kind);
+  catalog_listing_ &= ~bit;
+  if (!listed.ok()) {
+    log().warn(named(name_, std::move(listed).error()).message + " (listing " +
+               to_string(kind) + ")");
+  } else {
+    std::vector<SharedJson> entries =
+        sorted_catalog(kind, detail::share_definitions(std::move(listed.value())));
+    if (!same_entries(catalog_[static_cast<std::size_t>(kind)], entries)) catalog_unsaved_ = true;
+    catalog_listed_ = true;
+    set_catalog(kind, std::move(entries), false);
+  }
+  if (catalog_again_ & bit) {
+    catalog_again_ &= ~bit;
+    list_catalogs(bit);
+  }
+  // Every listing of this round is in: one cache write, only when something changed (an
+  // entry the server lists as it was cached is not written again).
+  if (catalog_listing_ == 0 && catalog_unsaved_) {
+    std::vector<json> defs;
+    defs.reserve(definitions_.size());
+    for (const SharedJson& d : definitions_) defs.push_back(d.get());
+    save_cache(defs);
+  }
+}
+
+void ServerLink::schedule_catalog_relist(unsigned kinds) {
+  if (stage_ == Stage::listing) {
+    // The first listing of the catalogs follows the tools' and asks for every kind.
+    return;
+  }
+  if (stage_ != Stage::ready) return;
+  catalog_debounced_ |= kinds;
+  // Debounce as for tools: a burst of list_changed becomes one listing after the burst.
+  catalog_timer_ = ScopedTimer(
+      owner_.executor(),
+      owner_.executor().post_after(owner_.options().list_changed_debounce,
+                                   [weak = weak_from_this(), attempt = attempt_] {
+                                     auto self = weak.lock();
+                                     if (!self || self->attempt_ != attempt) return;
+                                     self->catalog_timer_.release();
+                                     const unsigned due = self->catalog_debounced_;
+                                     self->catalog_debounced_ = 0;
+                                     self->list_catalogs(due);
+                                   }));
+}
+
+void ServerLink::stop_catalog_listing() {
+  catalog_listing_ = 0;
+  catalog_again_ = 0;
+  catalog_debounced_ = 0;
+  catalog_timer_.reset();
+}
+
 // ------------------------------------------------------------------ removal
 
 std::vector<std::function<void(Status)>> ServerLink::detach() {
@@ -649,6 +824,7 @@ std::vector<std::function<void(Status)>> ServerLink::detach() {
   retry_timer_.reset();
   health_timer_.reset();
   debounce_timer_.reset();
+  stop_catalog_listing();
   owner_.retire_session(attempt);
   auto waiting = std::move(attempt_done_);
   attempt_done_.clear();
@@ -659,6 +835,7 @@ void ServerLink::shut_down() {
   retry_timer_.reset();
   health_timer_.reset();
   debounce_timer_.reset();
+  stop_catalog_listing();
   session_.reset();
   attempt_done_.clear();
 }

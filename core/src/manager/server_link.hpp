@@ -22,6 +22,7 @@
 // does nothing. Attempt ids come from the owner and are unique for the manager's lifetime.
 // Internal to core/src/manager.
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -66,6 +67,10 @@ class LinkOwner {
   // The link's slice (has_slice, definitions, slice_deferred) changed: the owner updates
   // that server's part of the tool set only.
   virtual void slice_changed(const ServerLink& link) = 0;
+  // The link's catalog of `kind` changed (listed, re-listed, from the cache, dropped).
+  virtual void catalog_changed(const ServerLink& link, CatalogKind kind) = 0;
+  // notifications/resources/updated from the link's live session.
+  virtual void resource_updated(const ServerLink& link, const json& params) = 0;
   // The link reached a state a gate may be waiting for.
   virtual void link_settled() = 0;
   // Connected (ok) or given up for now (error): connection waiters learn it.
@@ -115,6 +120,16 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   bool has_slice() const { return has_slice_; }
   bool slice_deferred() const { return slice_deferred_; }
   const std::vector<SharedJson>& definitions() const { return definitions_; }
+
+  // The catalogs (SPEC §15), each sorted by its key (uri, uriTemplate, name): listed after
+  // the tools, re-listed on list_changed and on every connection, from the cache entry
+  // until then. A listing that fails keeps what the link had (a warning names the server).
+  const std::vector<SharedJson>& catalog(CatalogKind kind) const {
+    return catalog_[static_cast<std::size_t>(kind)];
+  }
+  bool catalog_from_cache(CatalogKind kind) const {
+    return catalog_from_cache_[static_cast<std::size_t>(kind)];
+  }
 
   // connect_servers: adopt `config` (a changed config resets the hash) and source metadata.
   void update_config(ServerConfig config);
@@ -169,13 +184,22 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   // The cache entry's tools when they may stand for a tools/list (SEP-2549): connected
   // under the stored modern verdict, a `public` entry younger than min(ttlMs, 24 h).
   std::optional<std::vector<json>> fresh_cached_tools() const;
-  void save_cache(const std::vector<json>& defs);
+  void save_cache(const std::vector<json>& defs);  // with the catalogs the link has
   void attempt_failed(Error error);
   // An attempt or the live connection failed with ErrorCode::needs_auth (`error` named).
   void enter_needs_auth(Error error);
   void schedule_retry(const Error& reason);
   void connection_lost(Error reason);
-  void on_notification(const std::string& method);
+  void on_notification(const std::string& method, const json& params);
+  void set_catalog(CatalogKind kind, std::vector<SharedJson> entries, bool from_cache);
+  // Lists the kinds in `kinds` (bits of 1 << kind) on the live session; a kind already
+  // being listed is listed once more after that.
+  void list_catalogs(unsigned kinds);
+  void on_catalog_listed(CatalogKind kind, Result<std::vector<json>> listed);
+  void schedule_catalog_relist(unsigned kinds);
+  void stop_catalog_listing();
+  void drop_cached_catalog();
+  CachedCatalog catalog_for_cache() const;
   void schedule_relist();
   void relist();
   void schedule_health();
@@ -214,6 +238,16 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
 
   CacheState cache_ = CacheState::off;
   std::vector<SharedJson> cached_definitions_;
+
+  std::array<std::vector<SharedJson>, 3> catalog_;         // by CatalogKind
+  std::array<std::vector<SharedJson>, 3> cached_catalog_;  // the cache entry's
+  std::array<bool, 3> catalog_from_cache_{};  // catalog_[k] is the cache entry's
+  bool catalog_listed_ = false;      // listed live at least once (the cache is not used again)
+  unsigned catalog_listing_ = 0;     // kinds in flight
+  unsigned catalog_again_ = 0;       // kinds to list again once their listing ends
+  unsigned catalog_debounced_ = 0;   // kinds waiting for catalog_timer_
+  bool catalog_unsaved_ = false;     // a listing changed a catalog since the last cache write
+  ScopedTimer catalog_timer_;
 
   ScopedTimer retry_timer_;
   ScopedTimer health_timer_;

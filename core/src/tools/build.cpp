@@ -20,6 +20,12 @@ const json& SharedJson::null_value() {
 
 SharedJson::SharedJson(json value) : value_(std::make_shared<const json>(std::move(value))) {}
 
+const json& McpTool::annotations() const {
+  static const json kNone = json::object();
+  auto it = info_.definition.find("annotations");
+  return it != info_.definition.end() && it->is_object() ? *it : kNone;
+}
+
 bool requires_task_support(const json& definition) {
   if (!definition.is_object()) return false;
   auto execution = definition.find("execution");
@@ -77,6 +83,9 @@ std::shared_ptr<McpTool> make_mcp_tool(Executor& executor, const std::string& se
   if (!source.provider_name.empty()) info.path += " via " + source.provider_name;
   info.deferred = deferred;
   info.definition = definition;
+  info.annotations_trusted = std::find(options.trusted_servers.begin(),
+                                       options.trusted_servers.end(),
+                                       server) != options.trusted_servers.end();
   if (deferred) {
     return std::make_shared<DeferredMcpTool>(executor, std::move(info), host,
                                              options.max_result_bytes);
