@@ -651,6 +651,73 @@ TEST_F(ClientModernTest, Listen_OpensAfterConnect_AndDeliversListChanges) {
   EXPECT_EQ(notes[0].first, "notifications/tools/list_changed");
 }
 
+TEST_F(ClientModernTest, Listen_AsksForEveryListChangeTheServerOffers) {
+  server.on("server/discover", [](const json&) -> Result<json> {
+    return discover_result({{"tools", {{"listChanged", true}}},
+                            {"prompts", {{"listChanged", true}}},
+                            {"resources", {{"listChanged", true}, {"subscribe", true}}}});
+  });
+  server.hold("subscriptions/listen");
+  start(make_options());
+  EXPECT_EQ(server.last_request("subscriptions/listen")["params"]["notifications"],
+            (json{{"toolsListChanged", true}, {"promptsListChanged", true},
+                  {"resourcesListChanged", true}}));
+}
+
+TEST_F(ClientModernTest, ResourceSubscription_ReopensTheListenStreamCarryingIt) {
+  server.on("server/discover", [](const json&) -> Result<json> {
+    return discover_result({{"tools", {{"listChanged", true}}},
+                            {"resources", {{"subscribe", true}}}});
+  });
+  server.hold("subscriptions/listen");
+  start(make_options());
+  const json first = server.last_request("subscriptions/listen");
+  std::optional<Status> subscribed;
+  session->subscribe_resource("file:///log", [&](Status st) { subscribed = std::move(st); });
+  ex.run_until_idle();
+  ASSERT_EQ(server.requests("subscriptions/listen").size(), 2u);
+  // The old stream is given up (stdio: cancelled), the new one carries the subscription.
+  ASSERT_EQ(server.notifications("notifications/cancelled").size(), 1u);
+  EXPECT_EQ(server.notifications("notifications/cancelled")[0]["params"]["requestId"], first["id"]);
+  const json second = server.last_request("subscriptions/listen");
+  EXPECT_EQ(second["params"]["notifications"]["resourceSubscriptions"], (json{"file:///log"}));
+  EXPECT_TRUE(server.requests("resources/subscribe").empty()) << "no such request on this wire";
+  EXPECT_FALSE(subscribed) << "waits for the acknowledgement";
+  // The old stream's end is not a drop: no re-open is scheduled for it.
+  server.reply(first["id"], {{"resultType", "complete"}});
+  server.notify("notifications/subscriptions/acknowledged",
+                {{"notifications", {{"toolsListChanged", true},
+                                    {"resourceSubscriptions", {"file:///log"}}}},
+                 {"_meta", {{kSubscriptionKey, second["id"]}}}});
+  ex.run_until_idle();
+  ASSERT_TRUE(subscribed && subscribed->ok());
+  ex.advance(Millis(5000));
+  EXPECT_EQ(server.requests("subscriptions/listen").size(), 2u);
+
+  // A subscription the server does not honour fails.
+  std::optional<Status> refused;
+  session->subscribe_resource("file:///secret", [&](Status st) { refused = std::move(st); });
+  ex.run_until_idle();
+  const json third = server.last_request("subscriptions/listen");
+  EXPECT_EQ(third["params"]["notifications"]["resourceSubscriptions"],
+            (json{"file:///log", "file:///secret"}));
+  server.notify("notifications/subscriptions/acknowledged",
+                {{"notifications", {{"resourceSubscriptions", {"file:///log"}}}},
+                 {"_meta", {{kSubscriptionKey, third["id"]}}}});
+  ex.run_until_idle();
+  ASSERT_TRUE(refused && !refused->ok());
+  EXPECT_EQ(refused->error().code, ErrorCode::invalid_argument);
+  EXPECT_NE(refused->error().message.find("file:///secret"), std::string::npos);
+
+  // Unsubscribing opens a stream without it.
+  std::optional<Status> gone;
+  session->unsubscribe_resource("file:///secret", [&](Status st) { gone = std::move(st); });
+  ex.run_until_idle();
+  ASSERT_TRUE(gone && gone->ok());
+  EXPECT_EQ(server.last_request("subscriptions/listen")["params"]["notifications"]["resourceSubscriptions"],
+            (json{"file:///log"}));
+}
+
 TEST_F(ClientModernTest, Listen_DroppedStream_IsReopenedWithBackoff) {
   make_modern();
   start(make_options());

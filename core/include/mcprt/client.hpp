@@ -179,10 +179,11 @@ class ClientSession {
   // (MRTR, as for tools). Fails with invalid_argument when the server offers no resources.
   void read_resource(const std::string& uri, CallOptions options,
                      std::function<void(Result<json>)> done);
-  // resources/subscribe / resources/unsubscribe {uri} (the 2025 wire; the server must say
-  // `resources.subscribe`); notifications/resources/updated then reach on_notification.
-  // On the 2026-07-28 wire they fail with invalid_argument: there a subscription is part
-  // of subscriptions/listen, which does not carry resource subscriptions yet.
+  // resources/subscribe / resources/unsubscribe {uri} (the server must say
+  // `resources.subscribe`, else invalid_argument); notifications/resources/updated then
+  // reach on_notification. On the 2026-07-28 wire there is no such request: the listen
+  // stream is opened again with the uri in `resourceSubscriptions`, and subscribe succeeds
+  // once the server's acknowledgement honours it (else invalid_argument).
   void subscribe_resource(const std::string& uri, std::function<void(Status)> done);
   void unsubscribe_resource(const std::string& uri, std::function<void(Status)> done);
 

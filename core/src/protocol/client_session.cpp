@@ -116,6 +116,10 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   ScopedTimer listen_ack_timer;
   ScopedTimer listen_retry_timer;
   json listen_honoured = json::object();
+  // The 2026-07-28 wire: the resources subscribed through the listen stream, and the
+  // subscribe calls waiting for the acknowledgement of the stream that carries them.
+  std::set<std::string> listen_resources;
+  std::vector<std::pair<std::string, std::function<void(Status)>>> listen_waiting;
   json tools_cache_hint;  // {ttlMs, cacheScope} of the last listing; null on the 2025 wire
 
   // --- naming and posting ------------------------------------------------------------
@@ -799,12 +803,69 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     return detail::id_as_integer(id) == detail::id_as_integer(listen_id);
   }
 
-  bool wants_listen() const {
-    // Without a discover result (a stored verdict) the capabilities are unknown: ask.
-    if (server.capabilities.empty()) return true;
-    auto tools = server.capabilities.find("tools");
-    return tools != server.capabilities.end() && is_true_at(*tools, "listChanged");
+  // The list changes the server says it sends (SPEC §15: tools, prompts, resources), as
+  // subscriptions/listen names them. Without a discover result (a stored verdict) the
+  // capabilities are unknown: ask for all three.
+  json listen_notifications() const {
+    json wanted = json::object();
+    for (const auto& [capability, field] :
+         {std::pair<const char*, const char*>{"tools", "toolsListChanged"},
+          {"prompts", "promptsListChanged"},
+          {"resources", "resourcesListChanged"}}) {
+      auto cap = server.capabilities.find(capability);
+      if (server.capabilities.empty() ||
+          (cap != server.capabilities.end() && is_true_at(*cap, "listChanged"))) {
+        wanted[field] = true;
+      }
+    }
+    if (!listen_resources.empty()) {
+      json uris = json::array();
+      for (const auto& uri : listen_resources) uris.push_back(uri);
+      wanted["resourceSubscriptions"] = std::move(uris);
+    }
+    return wanted;
   }
+
+  // The subscriptions changed: the stream is replaced by one that carries them (the old
+  // one's end is not a drop: its generation is over).
+  void restart_listen() {
+    if (!listen_id.is_null()) {
+      ++listen_generation;
+      listen_id = nullptr;
+      listen_abort.abort("the subscriptions changed");
+    }
+    listen_retry_timer.reset();
+    listen_ack_timer.reset();
+    listen_retry = kListenRetryFirst;
+    start_listen();
+  }
+
+  // Subscribe calls learn whether the stream now open honours their resource.
+  void settle_listen_waiting(const std::optional<Error>& failure) {
+    auto waiting = std::move(listen_waiting);
+    listen_waiting.clear();
+    for (auto& [uri, done] : waiting) {
+      Status st;
+      if (failure) {
+        st = Status(*failure);
+      } else {
+        auto honoured = listen_honoured.find("resourceSubscriptions");
+        bool found = false;
+        if (honoured != listen_honoured.end() && honoured->is_array()) {
+          for (const auto& h : *honoured) found = found || (h.is_string() && h == uri);
+        }
+        if (!found) {
+          listen_resources.erase(uri);  // not asked for again on later streams
+          st = Status(make_error(ErrorCode::invalid_argument,
+                                 "subscriptions/listen: the server did not honour the "
+                                 "subscription to " + uri));
+        }
+      }
+      post_to(std::move(done), std::move(st));
+    }
+  }
+
+  bool wants_listen() const { return !listen_notifications().empty(); }
 
   void start_listen() {
     if (!modern || state != State::ready || !wants_listen()) return;
@@ -814,7 +875,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     RequestOptions ro;  // no deadline: the stream lives as long as the connection
     ro.signal = listen_abort.signal();
     json params = json::object();
-    params["notifications"]["toolsListChanged"] = true;
+    params["notifications"] = listen_notifications();
     auto sent = send("subscriptions/listen", std::move(params), std::move(ro),
                      guarded([generation](Impl& self, Result<json> r) {
                        self.on_listen_end(generation, std::move(r));
@@ -849,12 +910,19 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     listen_retry = kListenRetryFirst;
     auto honoured = params.find("notifications");
     listen_honoured = honoured != params.end() && honoured->is_object() ? *honoured : json::object();
+    settle_listen_waiting(std::nullopt);
   }
 
   void on_listen_end(std::uint64_t generation, Result<json> r) {
     if (generation != listen_generation) return;
     listen_id = nullptr;
     listen_ack_timer.reset();
+    if (!listen_waiting.empty()) {
+      settle_listen_waiting(r.ok() ? make_error(ErrorCode::protocol,
+                                                "the server ended the listen stream before "
+                                                "acknowledging it")
+                                   : named(r.error()));
+    }
     if (state != State::ready) return;
     if (!r.ok()) {
       const Error& e = r.error();
@@ -1192,19 +1260,27 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
       done(r.ok() ? Status() : Status(std::move(r).error()));
     };
     if (refuse(what, "resources", answered)) return;
-    if (modern) {
-      post_to(std::move(answered),
-              Result<json>(make_error(ErrorCode::invalid_argument,
-                                      what + ": the 2026-07-28 wire subscribes through "
-                                             "subscriptions/listen, which mcprt does not send "
-                                             "resource subscriptions on yet")));
-      return;
-    }
     auto resources = server.capabilities.find("resources");
-    if (resources == server.capabilities.end() || !is_true_at(*resources, "subscribe")) {
+    // A stored verdict leaves the capabilities unknown: ask (the stream says what it honours).
+    const bool unknown = modern && server.capabilities.empty();
+    if (!unknown && (resources == server.capabilities.end() || !is_true_at(*resources, "subscribe"))) {
       post_to(std::move(answered),
               Result<json>(make_error(ErrorCode::invalid_argument,
                                       what + ": the server does not offer resource subscriptions")));
+      return;
+    }
+    if (modern) {
+      // The 2026-07-28 wire has no resources/subscribe: the listen stream carries the set.
+      if (on) {
+        listen_resources.insert(uri);
+        listen_waiting.emplace_back(uri, [answered = std::move(answered)](Status st) {
+          answered(st.ok() ? Result<json>(json::object()) : Result<json>(std::move(st).error()));
+        });
+      } else {
+        listen_resources.erase(uri);
+        post_to(std::move(answered), Result<json>(json::object()));
+      }
+      restart_listen();
       return;
     }
     CallOptions call;
