@@ -153,12 +153,15 @@ TEST_F(ManagerCatalog, ListChanged_ReListsOnlyThatKind_AfterTheDebounce) {
   FakeServer* s = farm.latest("docs");
   ASSERT_EQ(s->requests("prompts/list").size(), 1u);
 
+  EXPECT_FALSE(manager->server_state("docs")->catalogs_refreshing);
   offers["docs"].resources.push_back(resource("file:///b"));
   s->notify("notifications/resources/list_changed");
   s->notify("notifications/resources/list_changed");  // a burst: one listing
   ex.run_until_idle();
   EXPECT_EQ(s->requests("resources/list").size(), 1u) << "waits for the debounce";
+  EXPECT_TRUE(manager->server_state("docs")->catalogs_refreshing);
   ex.advance(options.list_changed_debounce);
+  EXPECT_FALSE(manager->server_state("docs")->catalogs_refreshing);
   EXPECT_EQ(s->requests("resources/list").size(), 2u);
   EXPECT_EQ(s->requests("prompts/list").size(), 1u) << "prompts did not change";
   EXPECT_THAT(keys(manager->resources(), "uri"), ElementsAre("docs file:///a", "docs file:///b"));
@@ -393,10 +396,13 @@ TEST_F(ManagerCatalog, Subscription_ToAServerStillConnecting_IsSentOnceItConnect
   ex.run_until_idle();
   EXPECT_FALSE(first);
   FakeServer* s = farm.latest("docs");
+  s->hold("resources/list");
   s->reply(s->last_request("initialize")["id"],
            {{"protocolVersion", "2025-11-25"}, {"capabilities", offers["docs"].capabilities},
             {"serverInfo", {{"name", "docs"}, {"version", "1"}}}});
   ex.run_until_idle();
+  EXPECT_EQ(phase("docs"), ServerPhase::connected);
+  EXPECT_TRUE(manager->server_state("docs")->catalogs_refreshing) << "resources/list is held";
   ASSERT_TRUE(first && first->ok());
   EXPECT_EQ(s->requests("resources/subscribe").size(), 1u);
 }

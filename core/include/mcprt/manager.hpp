@@ -144,6 +144,9 @@ struct ServerState {
   std::size_t resource_count = 0;           // its entries in resources()
   std::size_t resource_template_count = 0;  // ... resource_templates()
   std::size_t prompt_count = 0;             // ... prompts()
+  // Its catalogs are about to change: being listed (after the tools, on every connection)
+  // or re-listed after a list_changed. One-shot hosts wait for it before printing them.
+  bool catalogs_refreshing = false;
   // A tools/list_changed re-list is scheduled (debounce) or running: the tool count is
   // about to change. One-shot hosts wait for it before printing or exiting.
   bool tools_refreshing = false;

@@ -107,6 +107,8 @@ ServerState ServerLink::state(std::size_t tool_count) const {
   st.tools_from_cache = has_slice_ && slice_from_cache_;
   st.tools_refreshing = (stage_ == Stage::listing || stage_ == Stage::ready) &&
                         (debounce_timer_.active() || relisting_ || relist_again_);
+  st.catalogs_refreshing = stage_ == Stage::listing ||
+                           (stage_ == Stage::ready && (catalog_listing_ != 0 || catalog_timer_.active()));
   st.circuit_open = circuit_open_;
   st.source = config_.source;
   st.config_hash = hash_;
