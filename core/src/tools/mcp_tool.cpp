@@ -4,10 +4,21 @@
 // "MCP error: …"), except the caller's abort, which stays ErrorCode::aborted. The tool
 // listens to the caller's signal itself, so an abort completes the call even if the host
 // is slow to notice; whichever comes second is ignored.
+//
+// Output schemas (SPEC §15): a tool whose definition has an object `outputSchema` must
+// answer (when not isError) with structuredContent that matches it; a result without it,
+// or one that does not match, becomes an isError result naming the tool and the failing
+// path, with the server's content and structuredContent kept for the host to look at. A
+// schema the validator cannot use (a $ref that does not resolve, a keyword of the wrong
+// type, an unsupported pattern) does not fail the calls: they pass unchecked, and
+// check_json_schema (mcprt/json_schema.hpp) is what the tool's lister can warn with.
 
 #include <memory>
+#include <optional>
+#include <string>
 #include <utility>
 
+#include "mcprt/json_schema.hpp"
 #include "mcprt/tools.hpp"
 
 namespace mcprt {
@@ -72,6 +83,31 @@ struct CallOnce {
   }
 };
 
+// The rendered result, or the isError result that replaces it when its structuredContent
+// does not match the definition's outputSchema.
+ToolResult check_output_schema(ToolResult result, const std::string& server,
+                               const std::string& raw_tool, const SharedJson& definition) {
+  if (result.is_error) return result;
+  auto schema = definition.find("outputSchema");
+  if (schema == definition.end() || !schema->is_object()) return result;
+  std::string why;
+  if (result.structured_content.is_null()) {
+    why = "returned no structuredContent, but it declares an outputSchema";
+  } else {
+    std::optional<SchemaError> e = validate_json_schema(*schema, result.structured_content);
+    if (!e || e->kind == SchemaErrorKind::bad_schema) return result;
+    why = e->kind == SchemaErrorKind::limit
+              ? "returned structuredContent that could not be checked against its outputSchema: "
+              : "returned structuredContent that does not match its outputSchema: ";
+    why += to_string(*e);
+  }
+  ToolResult failed = mcp_error_result(Error::make(
+      ErrorCode::protocol, quoted_server(server) + ": tool \"" + raw_tool + "\" " + why));
+  failed.content = std::move(result.content);
+  failed.structured_content = std::move(result.structured_content);
+  return failed;
+}
+
 void post_result(Executor& executor, ToolDone done, Result<ToolResult> result) {
   executor.post([done = std::move(done), result = std::move(result)]() mutable {
     if (done) done(std::move(result));
@@ -81,8 +117,9 @@ void post_result(Executor& executor, ToolDone done, Result<ToolResult> result) {
 // The live call; shared by McpTool::call and the second stage of DeferredMcpTool::call.
 // Captures values only, so the tool object may be destroyed while the call runs.
 void start_call(Executor& executor, const std::string& server, const std::string& raw_tool,
-                const std::weak_ptr<McpToolHost>& weak_host, std::size_t max_result_bytes,
-                json arguments, ToolCallOptions options, ToolDone done) {
+                const SharedJson& definition, const std::weak_ptr<McpToolHost>& weak_host,
+                std::size_t max_result_bytes, json arguments, ToolCallOptions options,
+                ToolDone done) {
   if (options.signal.aborted()) {
     post_result(executor, std::move(done), aborted_error(server, raw_tool, options.signal));
     return;
@@ -100,14 +137,16 @@ void start_call(Executor& executor, const std::string& server, const std::string
   call.on_progress = std::move(options.on_progress);
   host->call_tool(
       server, raw_tool, std::move(arguments), std::move(call),
-      [once, server, raw_tool, max_result_bytes](Result<json> r) {
+      [once, server, raw_tool, definition, max_result_bytes](Result<json> r) {
         if (once->finished) return;
         if (once->signal.aborted()) {
           once->finish(aborted_error(server, raw_tool, once->signal), false);
         } else if (!r) {
           once->finish(mcp_error_result(r.error()), false);
         } else {
-          once->finish(render_tool_result(*r, max_result_bytes), false);
+          once->finish(check_output_schema(render_tool_result(*r, max_result_bytes), server,
+                                           raw_tool, definition),
+                       false);
         }
       });
   once->starting = false;
@@ -127,7 +166,7 @@ void McpTool::call(json arguments, ToolCallOptions options, ToolDone done) {
 }
 
 void McpTool::call_now(json arguments, ToolCallOptions options, ToolDone done) {
-  start_call(executor_, info_.server, info_.raw_name,
+  start_call(executor_, info_.server, info_.raw_name, info_.definition,
              host_, max_result_bytes_, std::move(arguments), std::move(options), std::move(done));
 }
 
@@ -150,7 +189,8 @@ void DeferredMcpTool::call(json arguments, ToolCallOptions options, ToolDone don
   // Stage 2 needs the call's inputs after the wait; they travel in the continuation.
   host->wait_for_connection(
       server, signal,
-      [once, &executor = executor_, server, raw_tool, weak_host = host_,
+      [once, &executor = executor_, server, raw_tool, definition = info_.definition,
+       weak_host = host_,
        max = max_result_bytes_, arguments = std::move(arguments),
        options = std::move(options)](Status s) mutable {
         if (once->finished) return;
@@ -175,16 +215,16 @@ void DeferredMcpTool::call(json arguments, ToolCallOptions options, ToolDone don
         if (once->starting) {
           // A host that reported "connected" synchronously: still start the call later,
           // so the caller's callback can never run inside call().
-          executor.post([&executor, server, raw_tool, weak_host, max,
+          executor.post([&executor, server, raw_tool, definition, weak_host, max,
                          arguments = std::move(arguments), options = std::move(options),
                          d = std::move(d)]() mutable {
-            start_call(executor, server, raw_tool, weak_host, max, std::move(arguments),
-                       std::move(options), std::move(d));
+            start_call(executor, server, raw_tool, definition, weak_host, max,
+                       std::move(arguments), std::move(options), std::move(d));
           });
           return;
         }
-        start_call(executor, server, raw_tool, weak_host, max, std::move(arguments),
-                   std::move(options), std::move(d));
+        start_call(executor, server, raw_tool, definition, weak_host, max,
+                   std::move(arguments), std::move(options), std::move(d));
       });
   once->starting = false;
 }
