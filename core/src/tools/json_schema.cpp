@@ -674,55 +674,58 @@ struct KwName {
   std::string_view name;
   Kw kw;
 };
-// Sorted by name (binary search).
+// Sorted by (length, name): the search compares lengths, and bytes only among keywords of
+// the same length (the lookup runs for every member of every subschema evaluated).
 constexpr std::array<KwName, 42> kKeywords = {{
-    {"$anchor", Kw::anchor},
-    {"$defs", Kw::defs},
+    {"if", Kw::if_},
     {"$id", Kw::id},
+    {"not", Kw::not_},
     {"$ref", Kw::ref},
-    {"additionalProperties", Kw::additional_properties},
+    {"else", Kw::else_},
+    {"enum", Kw::enum_},
+    {"then", Kw::then},
+    {"type", Kw::type},
+    {"$defs", Kw::defs},
     {"allOf", Kw::all_of},
     {"anyOf", Kw::any_of},
     {"const", Kw::const_},
+    {"items", Kw::items},
+    {"oneOf", Kw::one_of},
+    {"$anchor", Kw::anchor},
+    {"maximum", Kw::maximum},
+    {"minimum", Kw::minimum},
+    {"pattern", Kw::pattern},
     {"contains", Kw::contains},
+    {"maxItems", Kw::max_items},
+    {"minItems", Kw::min_items},
+    {"required", Kw::required},
+    {"maxLength", Kw::max_length},
+    {"minLength", Kw::min_length},
+    {"multipleOf", Kw::multiple_of},
+    {"properties", Kw::properties},
     {"definitions", Kw::definitions},
-    {"dependentRequired", Kw::dependent_required},
+    {"maxContains", Kw::max_contains},
+    {"minContains", Kw::min_contains},
+    {"prefixItems", Kw::prefix_items},
+    {"uniqueItems", Kw::unique_items},
+    {"maxProperties", Kw::max_properties},
+    {"minProperties", Kw::min_properties},
+    {"propertyNames", Kw::property_names},
     {"dependentSchemas", Kw::dependent_schemas},
-    {"else", Kw::else_},
-    {"enum", Kw::enum_},
     {"exclusiveMaximum", Kw::exclusive_maximum},
     {"exclusiveMinimum", Kw::exclusive_minimum},
-    {"if", Kw::if_},
-    {"items", Kw::items},
-    {"maxContains", Kw::max_contains},
-    {"maxItems", Kw::max_items},
-    {"maxLength", Kw::max_length},
-    {"maxProperties", Kw::max_properties},
-    {"maximum", Kw::maximum},
-    {"minContains", Kw::min_contains},
-    {"minItems", Kw::min_items},
-    {"minLength", Kw::min_length},
-    {"minProperties", Kw::min_properties},
-    {"minimum", Kw::minimum},
-    {"multipleOf", Kw::multiple_of},
-    {"not", Kw::not_},
-    {"oneOf", Kw::one_of},
-    {"pattern", Kw::pattern},
-    {"patternProperties", Kw::pattern_properties},
-    {"prefixItems", Kw::prefix_items},
-    {"properties", Kw::properties},
-    {"propertyNames", Kw::property_names},
-    {"required", Kw::required},
-    {"then", Kw::then},
-    {"type", Kw::type},
     {"unevaluatedItems", Kw::unevaluated_items},
+    {"dependentRequired", Kw::dependent_required},
+    {"patternProperties", Kw::pattern_properties},
+    {"additionalProperties", Kw::additional_properties},
     {"unevaluatedProperties", Kw::unevaluated_properties},
-    {"uniqueItems", Kw::unique_items},
 }};
 
 Kw keyword_of(std::string_view name) {
-  auto it = std::lower_bound(kKeywords.begin(), kKeywords.end(), name,
-                             [](const KwName& k, std::string_view n) { return k.name < n; });
+  auto it = std::lower_bound(
+      kKeywords.begin(), kKeywords.end(), name, [](const KwName& k, std::string_view n) {
+        return k.name.size() != n.size() ? k.name.size() < n.size() : k.name < n;
+      });
   return it != kKeywords.end() && it->name == name ? it->kw : Kw::other;
 }
 
@@ -1384,17 +1387,28 @@ class Validator {
           }
         }
         return true;
-      case Kw::properties:
+      case Kw::properties: {
         if (!inst.is_object()) return true;
-        for (auto p = v.begin(); p != v.end(); ++p) {
-          auto m = inst.find(p.key());
-          if (m == inst.end()) continue;
-          KeyGuard kg(kpath_, p.key());
-          KeyGuard ig(ipath_, m.key());
-          if (!eval(p.value(), m.value(), nullptr)) return false;
-          if (a) a->props.push_back(&m.key());
+        // Both objects keep their keys sorted: one merge walk instead of a lookup per key.
+        auto p = v.begin();
+        auto m = inst.begin();
+        while (p != v.end() && m != inst.end()) {
+          int order = p.key().compare(m.key());
+          if (order < 0) {
+            ++p;
+          } else if (order > 0) {
+            ++m;
+          } else {
+            KeyGuard kg(kpath_, p.key());
+            KeyGuard ig(ipath_, m.key());
+            if (!eval(p.value(), m.value(), nullptr)) return false;
+            if (a) a->props.push_back(&m.key());
+            ++p;
+            ++m;
+          }
         }
         return true;
+      }
       case Kw::pattern_properties:
         if (!inst.is_object()) return true;
         for (auto p = v.begin(); p != v.end(); ++p) {
@@ -1539,8 +1553,14 @@ class Validator {
     if (!inst.is_object()) return true;
     auto props = s.find("properties");
     auto patterns = s.find("patternProperties");
+    // Sorted keys on both sides, as in `properties`.
+    bool have_props = props != s.end() && props->is_object();
+    auto p = have_props ? props->begin() : s.end();
     for (auto m = inst.begin(); m != inst.end(); ++m) {
-      if (props != s.end() && props->is_object() && props->contains(m.key())) continue;
+      if (have_props) {
+        while (p != props->end() && p.key() < m.key()) ++p;
+        if (p != props->end() && p.key() == m.key()) continue;
+      }
       bool matched = false;
       if (patterns != s.end() && patterns->is_object()) {
         for (auto p = patterns->begin(); p != patterns->end() && !matched; ++p) {
@@ -1626,9 +1646,21 @@ class Validator {
   }
 
   bool ref(const std::string& r, const json& inst, Annotations* a) {
+    // Resolved once per ($ref, base) in a validation: a $ref under `items` is met per item.
     const std::string* new_base = nullptr;
-    const json* target = resolve(r, &new_base);
-    if (!target) return false;
+    const json* target = nullptr;
+    for (const ResolvedRef& c : resolved_) {
+      if (c.ref == &r && c.base == base_) {
+        target = c.target;
+        new_base = c.new_base;
+        break;
+      }
+    }
+    if (!target) {
+      target = resolve(r, &new_base);
+      if (!target) return false;
+      resolved_.push_back({&r, base_, target, new_base});
+    }
     for (const auto& [sch, in] : active_refs_) {
       if (sch == target && in == &inst)
         return bad("$ref " + quote(r) + " is a cycle that never reaches the value");
@@ -1642,9 +1674,17 @@ class Validator {
     return ok;
   }
 
+  struct ResolvedRef {
+    const std::string* ref;
+    const std::string* base;
+    const json* target;
+    const std::string* new_base;
+  };
+
   const json& root_;
   const SchemaLimits& limits_;
   const std::string empty_base_;
+  std::vector<ResolvedRef> resolved_;
   std::unique_ptr<SchemaIndex> index_;
   const std::string* base_ = nullptr;
   std::vector<PathSeg> ipath_, kpath_;
