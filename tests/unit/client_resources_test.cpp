@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "mcprt/testing/captured.hpp"
 #include "mcprt/testing/capturing_logger.hpp"
 #include "mcprt/testing/fake_server.hpp"
 #include "mcprt/testing/manual_executor.hpp"
@@ -26,19 +27,7 @@ using testing::CapturingLogger;
 using testing::FakeServer;
 using testing::ManualExecutor;
 
-template <class T>
-struct Captured {
-  int calls = 0;
-  std::optional<T> last;
-  std::function<void(T)> fn() {
-    return [this](T v) {
-      ++calls;
-      last = std::move(v);
-    };
-  }
-  bool ok() const { return last && last->ok(); }
-  const Error& error() const { return last->error(); }
-};
+using testing::Captured;
 
 bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 

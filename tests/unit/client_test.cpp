@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mcprt/testing/fake_server.hpp"
+#include "mcprt/testing/captured.hpp"
 #include "mcprt/testing/capturing_logger.hpp"
 #include "mcprt/testing/manual_executor.hpp"
 #include "protocol/file_uri.hpp"
@@ -23,19 +24,7 @@ using testing::FakeServer;
 using testing::CapturingLogger;
 using testing::ManualExecutor;
 
-template <class T>
-struct Captured {
-  int calls = 0;
-  std::optional<T> last;
-  std::function<void(T)> fn() {
-    return [this](T v) {
-      ++calls;
-      last = std::move(v);
-    };
-  }
-  bool ok() const { return last && last->ok(); }
-  const Error& error() const { return last->error(); }
-};
+using testing::Captured;
 
 json tool(const std::string& name) {
   return {{"name", name}, {"inputSchema", {{"type", "object"}}}};
