@@ -4,13 +4,21 @@ namespace mcprt::detail {
 
 namespace {
 
-// Length of the well-formed sequence starting at s[i], or 0 when it is invalid (the
-// Unicode table 3-7 of well-formed byte sequences). On 0, `*bad` is the length of the
-// maximal invalid subpart to replace by one U+FFFD.
+// sequence_at() and the length of the maximal invalid subpart to replace by one U+FFFD
+// (`*bad`, on 0): the bytes up to the one at fault, at least one.
 std::size_t sequence_length(std::string_view s, std::size_t i, std::size_t* bad) {
+  std::size_t at = 0;
+  const std::size_t n = utf8_sequence_at(s, i, &at);
+  *bad = at == 0 ? 1 : at;
+  return n;
+}
+
+}  // namespace
+
+std::size_t utf8_sequence_at(std::string_view s, std::size_t i, std::size_t* at) {
   const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[i + k]); };
   const unsigned char c = b(0);
-  *bad = 1;
+  *at = 0;
   if (c < 0x80) return 1;
   std::size_t need = 0;
   unsigned char lo = 0x80, hi = 0xBF;
@@ -28,22 +36,15 @@ std::size_t sequence_length(std::string_view s, std::size_t i, std::size_t* bad)
     return 0;
   }
   for (std::size_t k = 1; k <= need; ++k) {
-    if (i + k >= s.size()) {
-      *bad = k;
-      return 0;
-    }
-    const unsigned char x = b(k);
     const unsigned char l = k == 1 ? lo : 0x80;
     const unsigned char h = k == 1 ? hi : 0xBF;
-    if (x < l || x > h) {
-      *bad = k;
+    if (i + k >= s.size() || b(k) < l || b(k) > h) {
+      *at = k;
       return 0;
     }
   }
   return need + 1;
 }
-
-}  // namespace
 
 bool is_valid_utf8(std::string_view s) {
   std::size_t i = 0;

@@ -8,6 +8,12 @@
 
 namespace mcprt::detail {
 
+// The length of the well-formed UTF-8 sequence starting at s[i] (Unicode table 3-7: no
+// surrogates, no overlongs, <= U+10FFFF; 1 for ASCII), or 0 when it is ill-formed; then
+// `*at` is the offset from i of the byte at fault (0: the lead byte; past the end of `s`
+// when the sequence is cut short).
+std::size_t utf8_sequence_at(std::string_view s, std::size_t i, std::size_t* at);
+
 // True when `s` is well-formed UTF-8 (no surrogates, no overlongs, <= U+10FFFF).
 bool is_valid_utf8(std::string_view s);
 

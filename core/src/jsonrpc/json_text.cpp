@@ -23,6 +23,8 @@
 
 #include "mcprt/json_text.hpp"
 
+#include "framing/utf8.hpp"
+
 namespace mcprt {
 namespace {
 
@@ -260,32 +262,11 @@ class JsonParser {
   // One UTF-8 sequence at p_ (a byte from 0x80) as RFC 3629 allows it: advances past it,
   // or returns the byte where it went wrong.
   const char* skip_utf8_sequence() {
-    const auto byte = [&](std::ptrdiff_t i) {
-      return p_ + i < end_ ? static_cast<unsigned char>(p_[i]) : 0x100u;
-    };
-    const unsigned lead = byte(0);
-    unsigned lo = 0x80, hi = 0xBF;
-    int length;
-    if (lead >= 0xC2 && lead <= 0xDF) {
-      length = 2;
-    } else if (lead >= 0xE0 && lead <= 0xEF) {
-      length = 3;
-      if (lead == 0xE0) lo = 0xA0;
-      if (lead == 0xED) hi = 0x9F;
-    } else if (lead >= 0xF0 && lead <= 0xF4) {
-      length = 4;
-      if (lead == 0xF0) lo = 0x90;
-      if (lead == 0xF4) hi = 0x8F;
-    } else {
-      return p_;
-    }
-    const unsigned second = byte(1);
-    if (second < lo || second > hi) return p_ + 1;
-    for (int i = 2; i < length; ++i) {
-      const unsigned b = byte(i);
-      if (b < 0x80 || b > 0xBF) return p_ + i;
-    }
-    p_ += length;
+    std::size_t at = 0;
+    const std::size_t n =
+        detail::utf8_sequence_at(std::string_view(p_, static_cast<std::size_t>(end_ - p_)), 0, &at);
+    if (n == 0) return p_ + at;
+    p_ += n;
     return nullptr;
   }
 
