@@ -911,14 +911,11 @@ void DemoServer::on_listen(const json& id, const json& params, const Send& send,
     return reply_error(send, id, kInvalidParams,
                        "Invalid params: \"notifications\" must be an object");
   }
-  // Tool list changes, the (never changing) resource and prompt lists and subscriptions
-  // to known resources; everything else asked for is left out of the acknowledged subset.
+  // Tool list changes and subscriptions to known resources; everything else asked for is
+  // left out of the acknowledged subset (the resource and prompt lists never change here).
   const bool tools = member(wanted, "toolsListChanged") == true;
   json honoured = json::object();
   if (tools) honoured["toolsListChanged"] = true;
-  for (const char* key : {"resourcesListChanged", "promptsListChanged"}) {
-    if (member(wanted, key) == true) honoured[key] = true;
-  }
   json subscribed = json::array();
   if (const json& uris = member(wanted, "resourceSubscriptions"); uris.is_array()) {
     for (const auto& uri : uris) {
@@ -926,8 +923,8 @@ void DemoServer::on_listen(const json& id, const json& params, const Send& send,
       if (std::find(subscribed.begin(), subscribed.end(), uri) != subscribed.end()) continue;
       subscribed.push_back(uri);
     }
-    honoured["resourceSubscriptions"] = subscribed;
   }
+  if (!subscribed.empty()) honoured["resourceSubscriptions"] = subscribed;
   DemoShared::Listener listener;
   listener.owner = this;
   listener.id = id;

@@ -36,9 +36,9 @@
 //      carries ttlMs and cacheScope "public"; subscriptions/listen (acknowledged, then
 //      notifications/tools/list_changed, each with _meta subscriptionId = the listen id);
 //      the resource, prompt and completion methods as on the 2025 wire (no
-//      resources/subscribe: a listen's `resourceSubscriptions` [uri...] subscribes, and
-//      the updates arrive on the listen stream; resourcesListChanged and
-//      promptsListChanged are acknowledged)
+//      resources/subscribe: a listen's `resourceSubscriptions` [uri...] subscribes to the
+//      known ones, acknowledged as that subset, and the updates arrive on the listen
+//      stream; resourcesListChanged and promptsListChanged are left out of the subset)
 //  [x] MRTR for the input tools (ask_name, ask_model, list_roots, two_rounds):
 //      input_required results with inputRequests and a server-issued, single-use
 //      requestState; in legacy mode the same tools send elicitation/create,
