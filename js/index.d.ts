@@ -113,6 +113,11 @@ export interface RuntimeOptions {
    * or a 2025-era version.
    */
   protocol?: 'auto' | 'legacy' | '2026-07-28' | string;
+  /**
+   * Servers whose tool annotations (readOnlyHint, destructiveHint, ...) the host trusts:
+   * their tools say `annotationsTrusted: true`. Default: none.
+   */
+  trustedServers?: string[];
 }
 
 export interface Root {
@@ -169,6 +174,130 @@ export interface ToolInfo {
   deferred: boolean;
   /** "mcp:<server> via <source>" */
   path: string;
+  /**
+   * The definition's `annotations` ({title, readOnlyHint, destructiveHint, idempotentHint,
+   * openWorldHint, ...}); {} when it has none. Claims the server makes about its own tool.
+   */
+  annotations: ToolAnnotations;
+  /** Whether the host trusts those claims: the server is in createRuntime's `trustedServers`. */
+  annotationsTrusted: boolean;
+}
+
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+  [key: string]: unknown;
+}
+
+/**
+ * A server's resource, as listed (resources/list). Every text is the server's (untrusted).
+ * `fromCache`: from the cache, the server has not listed it in this run yet.
+ */
+export interface ResourceInfo {
+  server: string;
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  /** Bytes, when the server says. */
+  size?: number;
+  annotations?: Record<string, unknown>;
+  /** The server is connected and takes resources/subscribe (runtime.subscribe). */
+  subscribable: boolean;
+  fromCache: boolean;
+}
+
+/** A server's resource template (resources/templates/list): an RFC 6570 URI template. */
+export interface ResourceTemplateInfo {
+  server: string;
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Record<string, unknown>;
+  fromCache: boolean;
+}
+
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required: boolean;
+}
+
+/** A server's prompt (prompts/list). */
+export interface PromptInfo {
+  server: string;
+  name: string;
+  title?: string;
+  description?: string;
+  arguments: PromptArgument[];
+  fromCache: boolean;
+}
+
+/** One item of resources/read's `contents`: text, or binary as base64 (`blob`). */
+export type ResourceContents =
+  | { uri: string; mimeType?: string; text: string; [key: string]: unknown }
+  | { uri: string; mimeType?: string; blob: string; [key: string]: unknown };
+
+/** resources/read's result, as the server sent it. */
+export interface ReadResourceResult {
+  contents: ResourceContents[];
+  [key: string]: unknown;
+}
+
+/** prompts/get's result, as the server sent it. */
+export interface GetPromptResult {
+  description?: string;
+  /** {role: 'user' | 'assistant', content: {type: 'text', text} | {type: 'image', ...} | {type: 'resource', resource} | ...} */
+  messages: Array<{ role: 'user' | 'assistant'; content: Record<string, unknown> }>;
+  [key: string]: unknown;
+}
+
+export type CompletionRef = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
+export interface CompleteRequest {
+  /** Default: the one server with that prompt (ref.name may be "server:name") or template. */
+  server?: string;
+  ref: CompletionRef;
+  /** The argument (prompt argument or template variable) being filled. */
+  argument: string;
+  /** What is typed so far (default ""). */
+  value?: string;
+  /** The values of the other arguments already given. */
+  context?: { arguments: Record<string, string> };
+  signal?: AbortSignal;
+}
+
+export interface CompleteResult {
+  values: string[];
+  total?: number;
+  hasMore?: boolean;
+}
+
+export interface CatalogChangedEvent {
+  /** null: a discoverAndLoad or reload replaced every server's catalogs. */
+  server: string | null;
+  kind: 'resources' | 'resourceTemplates' | 'prompts';
+}
+
+/** What a subscription's callback gets on each notifications/resources/updated. */
+export interface ResourceUpdate {
+  server: string;
+  uri: string;
+  title?: string;
+}
+
+export interface RequestOptions {
+  /** The server to ask (default: see the method). */
+  server?: string;
+  /** Aborting rejects with an AbortError and cancels the request on the server. */
+  signal?: AbortSignal;
 }
 
 export interface LoadError {
@@ -255,6 +384,12 @@ export interface ServerStatus {
   attempts: number;
   toolCount: number;
   toolsFromCache: boolean;
+  /** Its entries in resources(), resourceTemplates(), prompts(). */
+  resourceCount: number;
+  resourceTemplateCount: number;
+  promptCount: number;
+  /** Its catalogs are being listed (after its tools, on every connection) or re-listed after a list_changed. */
+  catalogsRefreshing: boolean;
   circuitOpen: boolean;
   source: SourceInfo;
   error: ErrorInfo | null;
@@ -339,6 +474,39 @@ export interface Runtime {
   status(): ServerStatus[];
   /** Calls a tool by its mcp_ name. Tool failures resolve with isError; abort rejects (AbortError). */
   callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallResult>;
+  /**
+   * Every server's resources, sorted by server and URI: listed once its tools are, again
+   * on the server's list_changed and on reconnects; from the cache (fromCache) before it
+   * answers. A server without resources has none.
+   */
+  resources(): ResourceInfo[];
+  /** Every server's resource templates, sorted by server and uriTemplate. */
+  resourceTemplates(): ResourceTemplateInfo[];
+  /** Every server's prompts, sorted by server and name. */
+  prompts(): PromptInfo[];
+  /**
+   * resources/read. Without `server`: the first server (by name) that lists `uri`, else the
+   * first with a template that matches it; none → McprtError 'invalid_argument'.
+   */
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult>;
+  /**
+   * Subscribes to `uri` (resources/subscribe; `server` as for readResource): `callback`
+   * gets every notifications/resources/updated for it, across reconnects. Resolves with
+   * the function that unsubscribes once the server took the subscription; rejects when it
+   * refused it or does not support subscriptions. discoverAndLoad / reload end every
+   * subscription.
+   */
+  subscribe(uri: string, callback: (update: ResourceUpdate) => void, options?: { server?: string }): Promise<() => void>;
+  /**
+   * prompts/get with string arguments. `name` is "server:name" or a bare name exactly one
+   * server lists (several → McprtError 'invalid_argument' naming the candidates); or pass
+   * `server`.
+   */
+  getPrompt(name: string, args?: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult>;
+  /** completion/complete for a prompt argument or a template variable. */
+  complete(request: CompleteRequest): Promise<CompleteResult>;
+  /** After a server's resources, templates or prompts changed. Returns the unsubscribe function. */
+  onCatalogChanged(callback: (event: CatalogChangedEvent) => void): () => void;
   /** Closes one server's connection (no reconnect); it stays listed as 'disconnected'. */
   disconnectServer(name: string): Promise<void>;
   disconnectAll(): Promise<void>;

@@ -19,6 +19,11 @@
 // CreateMessageResult. A capability is offered to servers only when its handler is given;
 // `roots` (a list of file:// roots) is not offered by default.
 //
+// Resources, prompts and completions (SPEC §15): `rt.resources()`, `rt.resourceTemplates()`,
+// `rt.prompts()` (every server's catalog, kept fresh; `onCatalogChanged`),
+// `rt.readResource(uri)`, `rt.subscribe(uri, callback)`, `rt.getPrompt(name, args)`,
+// `rt.complete({server, ref, argument, value})`.
+//
 // Loading (SPEC §18): mcprt.mjs is imported statically, so bundlers follow it; the .wasm is
 // `createRuntime({wasmUrl})` or mcprt.wasm next to this file. In Node the runtime is quiet
 // unless asked (`logLevel`, or `log: (level, message) => …`), and without IndexedDB the
@@ -225,6 +230,41 @@ function describeError(error) {
   return String(error);
 }
 
+const isObject = (value) => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+// CatalogKind's numbers in the C++ core → the names the API uses.
+const kCatalogKinds = ['resources', 'resourceTemplates', 'prompts'];
+const kCatalogKeys = ['uri', 'uriTemplate', 'name'];
+
+// One catalog entry as the API shows it: the members MCP defines, each only when the
+// server gave it with the right type (the definition is the server's, untrusted).
+function catalogEntry(kind, { server, fromCache, subscribable, definition }) {
+  const d = isObject(definition) ? definition : {};
+  const entry = { server };
+  const key = kCatalogKeys[kind];
+  entry[key] = String(d[key]);  // the core keeps only entries whose key is a string
+  entry.name = typeof d.name === 'string' ? d.name : entry[key];
+  for (const member of kind === 2 ? ['title', 'description'] : ['title', 'description', 'mimeType']) {
+    if (typeof d[member] === 'string') entry[member] = d[member];
+  }
+  if (kind === 0 && typeof d.size === 'number') entry.size = d.size;
+  if (kind !== 2 && isObject(d.annotations)) entry.annotations = d.annotations;
+  if (kind === 2) {
+    entry.arguments = (Array.isArray(d.arguments) ? d.arguments : [])
+      .filter((a) => isObject(a) && typeof a.name === 'string')
+      .map((a) => {
+        const argument = { name: a.name };
+        if (typeof a.title === 'string') argument.title = a.title;
+        if (typeof a.description === 'string') argument.description = a.description;
+        argument.required = a.required === true;
+        return argument;
+      });
+  }
+  if (kind === 0) entry.subscribable = subscribable === true;
+  entry.fromCache = fromCache === true;
+  return entry;
+}
+
 // An Error carrying the core's error code (and data) from the C++ side.
 export class McprtError extends Error {
   constructor(detail) {
@@ -261,6 +301,8 @@ class Runtime {
   #toolsListeners = new Set();
   #statusListeners = new Set();
   #messageListeners = new Set();
+  #catalogListeners = new Set();
+  #subscriptions = new Map();  // subscribe call id → {callback, id (the core's), server}
   #loaded = false;  // a discoverAndLoad succeeded: there is a manager to add servers to
   #loading = null;  // the discoverAndLoad / reload in flight (settles, never rejects)
   #changes = Promise.resolve();  // addServer / removeServer, one after another
@@ -276,7 +318,8 @@ class Runtime {
   constructor(module, options) {
     this.#module = module;
     this.#id = nextRuntimeId++;
-    const { wasmUrl, moduleArgs, log: logSink, onAuthorize, onElicit, onSample, onMessage, roots, ...nativeOptions } = options;
+    const { wasmUrl, moduleArgs, log: logSink, onAuthorize, onElicit, onSample, onMessage, roots, trustedServers,
+            ...nativeOptions } = options;
     if (logSink !== undefined && logSink !== null && typeof logSink !== 'function') {
       throw new TypeError("log must be a function (level: 'debug'|'info'|'warn'|'error', message: string) => void");
     }
@@ -303,6 +346,10 @@ class Runtime {
     nativeOptions.sample = this.#onSample !== null;
     if (roots !== undefined && roots !== null && roots !== false) nativeOptions.rootPaths = rootPaths(roots);
     if (nativeOptions.protocol !== undefined) nativeOptions.protocol = String(nativeOptions.protocol);
+    if (trustedServers !== undefined && trustedServers !== null) {
+      if (!Array.isArray(trustedServers)) throw new TypeError('trustedServers must be an array of server names');
+      nativeOptions.trustedServers = trustedServers.map(String);
+    }
     nativeOptions.redirectUri = String(nativeOptions.redirectUri ?? defaultRedirectUri());
     // A host with its own user step may run it whenever a server asks; the popup only
     // from auth.login() (a popup without the user's click is blocked).
@@ -399,20 +446,96 @@ class Runtime {
       callId = id;
       this.#native.callTool(id, String(name), JSON.stringify(args ?? {}), typeof onProgress === 'function');
     }, onProgress);
-    if (signal && callId) {
-      const onAbort = () => {
-        const entry = this.#pending.get(callId);
-        if (!entry) return;
-        this.#pending.delete(callId);
-        entry.reject(abortError(signal));
-        // The core sends notifications/cancelled to the server.
-        if (!this.#disposed) this.#native.abortCall(callId, typeof signal.reason === 'string' ? signal.reason : '');
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(() => signal.removeEventListener('abort', onAbort),
-                   () => signal.removeEventListener('abort', onAbort));
+    return this.#abortable(promise, callId, signal);
+  }
+
+  // Every server's resources, sorted by server and URI (see index.d.ts for the shape).
+  resources() {
+    return this.#catalog(0);
+  }
+
+  resourceTemplates() {
+    return this.#catalog(1);
+  }
+
+  prompts() {
+    return this.#catalog(2);
+  }
+
+  // resources/read → the raw result ({contents}); without `server`, the server that lists
+  // the URI (or a template that matches it).
+  readResource(uri, { server, signal } = {}) {
+    return this.#serverRequest('read', server, { uri: String(uri) }, signal);
+  }
+
+  // Calls `callback({server, uri, title?})` on every notifications/resources/updated of
+  // `uri` (kept across reconnects); resolves with the function that ends the subscription
+  // once the server took it. A discoverAndLoad or reload ends every subscription.
+  subscribe(uri, callback, { server } = {}) {
+    if (typeof callback !== 'function') {
+      return Promise.reject(new TypeError('subscribe: callback must be a function ({server, uri, title?}) => void'));
     }
-    return promise;
+    let callId = 0;
+    const params = JSON.stringify({ uri: String(uri) });
+    const promise = this.#managerCall((id) => {
+      callId = id;
+      this.#subscriptions.set(id, { callback, id: 0, server: '' });
+      this.#native.serverRequest(id, 'subscribe', server === undefined || server === null ? '' : String(server), params);
+    });
+    return promise.then((value) => {
+      const entry = this.#subscriptions.get(callId);
+      if (entry) Object.assign(entry, value);
+      return () => {
+        if (!entry || this.#subscriptions.get(callId) !== entry) return;  // ended already
+        this.#subscriptions.delete(callId);
+        if (!this.#disposed) this.#native.unsubscribe(entry.id);
+      };
+    }, (error) => {
+      this.#subscriptions.delete(callId);
+      throw error;
+    });
+  }
+
+  // prompts/get → the raw result ({description?, messages}). `name` is "server:name", or a
+  // bare name that exactly one server offers; `server` names the server outright.
+  getPrompt(name, args = {}, { server, signal } = {}) {
+    let target;
+    try {
+      target = server === undefined || server === null ? this.#promptTarget(String(name)) : { server: String(server), name: String(name) };
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.#serverRequest('prompt', target.server, { name: target.name, arguments: args ?? {} }, signal);
+  }
+
+  // completion/complete → {values, total?, hasMore?}. `ref` is {type: 'ref/prompt', name}
+  // or {type: 'ref/resource', uri} (a template); `context` is {arguments: {...}} with the
+  // values already given. Without `server`: the one with that prompt or template.
+  complete({ server, ref, argument, value = '', context, signal } = {}) {
+    let target = server === undefined || server === null ? '' : String(server);
+    try {
+      if (!isObject(ref) || (ref.type !== 'ref/prompt' && ref.type !== 'ref/resource')) {
+        throw new TypeError("complete: ref must be {type: 'ref/prompt', name} or {type: 'ref/resource', uri}");
+      }
+      if (!target && ref.type === 'ref/prompt') {
+        const prompt = this.#promptTarget(String(ref.name));
+        target = prompt.server;
+        ref = { ...ref, name: prompt.name };
+      } else if (!target) {
+        target = this.#templateServer(String(ref.uri));
+      }
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const given = isObject(context) && isObject(context.arguments) ? context.arguments : null;
+    return this.#serverRequest('complete', target, { ref, argument: String(argument), value: String(value), context: given }, signal)
+      .then((result) => {
+        const completion = isObject(result?.completion) ? result.completion : {};
+        const out = { values: (Array.isArray(completion.values) ? completion.values : []).filter((v) => typeof v === 'string') };
+        if (typeof completion.total === 'number') out.total = completion.total;
+        if (typeof completion.hasMore === 'boolean') out.hasMore = completion.hasMore;
+        return out;
+      });
   }
 
   disconnectServer(name) {
@@ -427,6 +550,14 @@ class Runtime {
   onToolsChanged(callback) {
     this.#toolsListeners.add(callback);
     return () => this.#toolsListeners.delete(callback);
+  }
+
+  // Called with {server, kind: 'resources' | 'resourceTemplates' | 'prompts'} after a
+  // server's catalog changed (server null: a load replaced every server's); returns the
+  // function that unsubscribes.
+  onCatalogChanged(callback) {
+    this.#catalogListeners.add(callback);
+    return () => this.#catalogListeners.delete(callback);
   }
 
   // Called with {server, phase, toolCount, source, error} as servers connect, fail,
@@ -457,12 +588,84 @@ class Runtime {
     this.#toolsListeners.clear();
     this.#statusListeners.clear();
     this.#messageListeners.clear();
+    this.#catalogListeners.clear();
+    this.#subscriptions.clear();
     for (const popup of this.#popups.values()) popup.close();
     this.#popups.clear();
   }
 
   get disposed() {
     return this.#disposed;
+  }
+
+  #catalog(kind) {
+    if (this.#disposed) return [];
+    return JSON.parse(this.#native.catalogJson(kind)).map((entry) => catalogEntry(kind, entry));
+  }
+
+  // The server and name of prompt `name`: "server:name" of a server the runtime knows, else
+  // the one server that lists a prompt of that name.
+  #promptTarget(name) {
+    const prompts = this.prompts();
+    const colon = name.indexOf(':');
+    if (colon > 0) {
+      const server = name.slice(0, colon);
+      const bare = name.slice(colon + 1);
+      if (prompts.some((p) => p.server === server && p.name === bare) ||
+          (this.status(server) !== undefined && !prompts.some((p) => p.name === name))) {
+        return { server, name: bare };
+      }
+    }
+    const servers = prompts.filter((p) => p.name === name).map((p) => p.server);
+    if (servers.length === 1) return { server: servers[0], name };
+    const message = servers.length === 0
+      ? `no server offers a prompt named "${name}"`
+      : `more than one server offers a prompt named "${name}": ${servers.map((s) => `${s}:${name}`).join(', ')} ` +
+        '(name one as server:name or with {server})';
+    throw new McprtError({ code: 'invalid_argument', message });
+  }
+
+  // The one server with resource template `uriTemplate`.
+  #templateServer(uriTemplate) {
+    const servers = this.resourceTemplates().filter((t) => t.uriTemplate === uriTemplate).map((t) => t.server);
+    if (servers.length === 1) return servers[0];
+    const message = servers.length === 0
+      ? `no server offers the resource template "${uriTemplate}"`
+      : `more than one server offers the resource template "${uriTemplate}": ${servers.join(', ')} (pass {server})`;
+    throw new McprtError({ code: 'invalid_argument', message });
+  }
+
+  #serverRequest(method, server, params, signal) {
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    let text;
+    try {
+      text = JSON.stringify(params);
+    } catch (error) {
+      return Promise.reject(new TypeError(`${method}: the arguments are not JSON (${describeError(error)})`));
+    }
+    let callId = 0;
+    const promise = this.#managerCall((id) => {
+      callId = id;
+      this.#native.serverRequest(id, method, server === undefined || server === null ? '' : String(server), text);
+    });
+    return this.#abortable(promise, callId, signal);
+  }
+
+  // Aborting `signal` rejects the call with an AbortError, and the core cancels the request
+  // (notifications/cancelled to the server).
+  #abortable(promise, callId, signal) {
+    if (!signal || !callId) return promise;
+    const onAbort = () => {
+      const entry = this.#pending.get(callId);
+      if (!entry) return;
+      this.#pending.delete(callId);
+      entry.reject(abortError(signal));
+      if (!this.#disposed) this.#native.abortCall(callId, typeof signal.reason === 'string' ? signal.reason : '');
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(() => signal.removeEventListener('abort', onAbort),
+                 () => signal.removeEventListener('abort', onAbort));
+    return promise;
   }
 
   #authLogin(name) {
@@ -508,6 +711,8 @@ class Runtime {
       this.#pending.delete(callId);
     }
     this.#managerCalls.clear();
+    // The subscriptions live in the manager the load replaces.
+    this.#subscriptions.clear();
     const promise = this.#start(begin);
     const settled = promise.then(() => {}, () => {});
     this.#loading = settled;
@@ -571,6 +776,18 @@ class Runtime {
       for (const listener of [...this.#toolsListeners]) notify(listener, tools);
     } else if (kind === 'status') {
       for (const listener of [...this.#statusListeners]) notify(listener, value);
+    } else if (kind === 'catalogChanged') {
+      const events = value === null ? kCatalogKinds.map((k) => ({ server: null, kind: k }))
+        : [{ server: value.server, kind: kCatalogKinds[value.kind] }];
+      for (const event of events) {
+        for (const listener of [...this.#catalogListeners]) notify(listener, event);
+      }
+    } else if (kind === 'resourceUpdated') {
+      const subscription = this.#subscriptions.get(callId);
+      if (!subscription) return;
+      const update = { server: value.server, uri: String(value.uri) };
+      if (typeof value.title === 'string') update.title = value.title;
+      notify(subscription.callback, update);
     } else if (kind === 'elicit') {
       this.#elicit(callId, value);
     } else if (kind === 'sample') {

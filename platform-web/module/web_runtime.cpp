@@ -23,12 +23,19 @@
 //     JS as an "elicit" / "sample" event whose call id is the request's; JS answers it
 //     once through answerInput(id, json). `roots`: false (the default: not declared) or
 //     [{uri: "file://..."}]; `protocol`: the wire for every server (default "auto")
+// [x] the catalogs (SPEC §15): resources, resource templates and prompts of every server
+//     (catalogJson), resources/read, prompts/get, completion/complete and
+//     resources/subscribe on one server (serverRequest), unsubscribe, catalog-changed and
+//     resource-updated events; tool annotations and whether they are trusted
+//     (`trustedServers`), the catalog counts in status
 // [ ] bearer tokens from the page (AuthStorage for auth.type "bearer"), custom claim filters
 //
 // Protocol between C++ and js/index.js: methods take JSON strings and a call id; answers
 // and events go to Module.mcprtRuntimeEvent(runtimeId, kind, callId, json) with kind
 // "resolve" | "reject" | "progress" | "toolsChanged" | "status" | "elicit" | "sample"
-// (the last two: a server's input request, answered by answerInput); the protocol tap's
+// (the last two: a server's input request, answered by answerInput) | "catalogChanged"
+// ({server, kind: CatalogKind's number}, or null when a load replaced every catalog) |
+// "resourceUpdated" (a subscription's update; the call id is the subscribe call's); the protocol tap's
 // messages to Module.mcprtRuntimeMessage(runtimeId, server, sent, json). The JS side
 // dispatches both outside the wasm stack (queueMicrotask), in order, so listeners may call
 // back freely.
@@ -118,6 +125,8 @@ json tool_json(const McpTool& tool) {
   out["label"] = i.label;
   out["deferred"] = i.deferred;
   out["path"] = i.path;
+  out["annotations"] = tool.annotations();
+  out["annotationsTrusted"] = i.annotations_trusted;
   return out;
 }
 
@@ -129,6 +138,10 @@ json state_json(const ServerState& s) {
   out["attempts"] = s.attempts;
   out["toolCount"] = s.tool_count;
   out["toolsFromCache"] = s.tools_from_cache;
+  out["resourceCount"] = s.resource_count;
+  out["resourceTemplateCount"] = s.resource_template_count;
+  out["promptCount"] = s.prompt_count;
+  out["catalogsRefreshing"] = s.catalogs_refreshing;
   out["circuitOpen"] = s.circuit_open;
   out["source"] = source_json(s.source);
   out["error"] = s.last_error ? error_json(*s.last_error) : json(nullptr);
@@ -163,6 +176,12 @@ bool bool_option(const json& options, const char* key, bool fallback) {
 std::string string_option(const json& options, const char* key, const char* fallback) {
   auto it = options.find(key);
   return it != options.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// `key` of `options`, null when absent.
+json member_or_null(const json& options, const char* key) {
+  auto it = options.find(key);
+  return it != options.end() ? *it : json(nullptr);
 }
 
 // What auth.status() shows of a server: never a token, a secret or a code.
@@ -206,6 +225,12 @@ class WebRuntime {
     manager_options_.default_tool_timeout = Millis(number_option<long long>(
         options, "toolTimeoutMs", manager_options_.default_tool_timeout.count()));
     source_label_ = string_option(options, "sourceName", "page");
+    // Servers whose tool annotations the host trusts (annotationsTrusted).
+    if (auto it = options.find("trustedServers"); it != options.end() && it->is_array()) {
+      for (const auto& name : *it) {
+        if (name.is_string()) manager_options_.tools.trusted_servers.push_back(name.get<std::string>());
+      }
+    }
     manager_options_.protocol = string_option(options, "protocol", "auto");
     // In a page a CORS refusal of the probe's new headers and a dead server are the same
     // opaque TypeError: the probe reads it as a 2025 server (SPEC §14), initialize then
@@ -362,6 +387,105 @@ class WebRuntime {
     auto controller = it->second;
     calls_.erase(it);
     controller->abort(reason.empty() ? "aborted" : reason);
+  }
+
+  // The catalog of CatalogKind `kind` (0 resources, 1 resource templates, 2 prompts) as
+  // [{server, fromCache, definition}] — the definition as the server listed it, untrusted:
+  // js/index.js picks the members it shows. Resources also say whether their server takes
+  // resources/subscribe (`subscribable`).
+  std::string catalog(int kind) const {
+    json out = json::array();
+    if (!manager_ || kind < 0 || kind > 2) return dump(out);
+    std::string last_server;
+    bool last_subscribable = false;
+    for (const CatalogEntry& e : manager_->catalog(static_cast<CatalogKind>(kind))) {
+      json entry = json::object();
+      entry["server"] = e.server;
+      entry["fromCache"] = e.from_cache;
+      entry["definition"] = e.definition.get();
+      if (kind == 0) {
+        if (e.server != last_server) {
+          last_server = e.server;
+          last_subscribable = can_subscribe(e.server);
+        }
+        entry["subscribable"] = last_subscribable;
+      }
+      out.push_back(std::move(entry));
+    }
+    return dump(out);
+  }
+
+  // One request to one server (js/index.js names the server; a resource URI without one
+  // goes to the server that offers it): "read" {uri} (resources/read), "prompt" {name,
+  // arguments} (prompts/get), "complete" {ref, argument, value, context}
+  // (completion/complete) resolve with the raw MCP result and abortCall aborts them;
+  // "subscribe" {uri} resolves with {id, server} once the server took the subscription,
+  // whose updates are "resourceUpdated" events of this call id until unsubscribe(id).
+  void server_request(int call_id, const std::string& method, std::string server,
+                      const std::string& params_text) {
+    json params = parse_json(params_text);
+    if (!manager_ || !params.is_object()) {
+      reject(call_id, Error::make(ErrorCode::invalid_argument,
+                                  manager_ ? "the request is not a JSON object"
+                                           : "nothing loaded (call discoverAndLoad first)"));
+      return;
+    }
+    const std::string uri = string_option(params, "uri", "");
+    const bool by_uri = method == "read" || method == "subscribe";
+    if (server.empty() && by_uri) server = manager_->server_for_resource(uri);
+    if (server.empty()) {
+      reject(call_id, Error::make(ErrorCode::invalid_argument,
+                                  by_uri ? "no server offers the resource \"" + uri + "\""
+                                         : method + ": no server given"));
+      return;
+    }
+    auto alive = std::weak_ptr<bool>(alive_);
+    if (method == "subscribe") {
+      auto id = std::make_shared<std::uint64_t>(0);
+      *id = manager_->subscribe_resource(
+          server, uri,
+          [this, alive, call_id, server](const json& update) {
+            if (alive.expired()) return;
+            json out = update.is_object() ? update : json::object();
+            out["server"] = server;
+            emit("resourceUpdated", call_id, out);
+          },
+          [this, alive, call_id, server, id](Status s) {
+            if (alive.expired()) return;
+            if (!s) return reject(call_id, s.error());
+            json out = json::object();
+            out["id"] = *id;
+            out["server"] = server;
+            resolve(call_id, out);
+          });
+      return;
+    }
+    auto controller = std::make_shared<AbortController>();
+    calls_[call_id] = controller;
+    CallOptions options;
+    options.signal = controller->signal();
+    auto done = [this, alive, call_id](Result<json> r) {
+      if (alive.expired()) return;
+      calls_.erase(call_id);
+      if (!r) return reject(call_id, r.error());
+      resolve(call_id, r.value());
+    };
+    if (method == "prompt") {
+      manager_->get_prompt(server, string_option(params, "name", ""),
+                           member_or_null(params, "arguments"), std::move(options), std::move(done));
+    } else if (method == "complete") {
+      manager_->complete(server, member_or_null(params, "ref"), string_option(params, "argument", ""),
+                         string_option(params, "value", ""), member_or_null(params, "context"),
+                         std::move(options), std::move(done));
+    } else {
+      manager_->read_resource(server, uri, std::move(options), std::move(done));
+    }
+  }
+
+  // Ends a subscription by the id serverRequest("subscribe") resolved with (js/index.js
+  // forgets its ids when a load replaces the manager).
+  void unsubscribe(double id) {
+    if (manager_) manager_->unsubscribe_resource(static_cast<std::uint64_t>(id));
   }
 
   void disconnect_server(int call_id, const std::string& name) {
@@ -587,6 +711,17 @@ class WebRuntime {
     manager_options_.roots = std::move(roots);
   }
 
+  // Whether `server` is connected and its capabilities say `resources.subscribe`.
+  bool can_subscribe(const std::string& server) const {
+    std::shared_ptr<ClientSession> session = manager_->connection(server);
+    if (!session) return false;
+    const json& capabilities = session->server().capabilities;
+    auto resources = capabilities.find("resources");
+    if (resources == capabilities.end() || !resources->is_object()) return false;
+    auto subscribe = resources->find("subscribe");
+    return subscribe != resources->end() && subscribe->is_boolean() && subscribe->get<bool>();
+  }
+
   // The server map inside servers_ (the mcpServers shape or the bare map).
   json& server_map() {
     auto it = servers_.find("mcpServers");
@@ -658,6 +793,14 @@ class WebRuntime {
       tools_listener_ = manager_->on_tools_changed([this, alive = std::weak_ptr<bool>(alive_)] {
         if (!alive.expired()) emit("toolsChanged", 0, nullptr);
       });
+      catalog_listener_ = manager_->on_catalog_changed(
+          [this, alive = std::weak_ptr<bool>(alive_)](const std::string& server, CatalogKind kind) {
+            if (alive.expired()) return;
+            json out = json::object();
+            out["server"] = server;
+            out["kind"] = static_cast<int>(kind);
+            emit("catalogChanged", 0, out);
+          });
     }
     json tools = json::array();
     for (const auto& t : r.tools) tools.push_back(tool_json(*t));
@@ -673,6 +816,7 @@ class WebRuntime {
                       {"connectedServers", r.connected_servers},
                       {"needsAuthServers", r.needs_auth_servers}}));
     emit("toolsChanged", 0, nullptr);
+    emit("catalogChanged", 0, nullptr);  // what the servers listed before the listener
   }
 
   // The OAuth client answers for every http/sse server with its config's oauth settings.
@@ -738,11 +882,13 @@ class WebRuntime {
   void drop_manager() {
     if (!manager_) return;
     manager_->remove_listener(tools_listener_);
+    manager_->remove_listener(catalog_listener_);
     auto old = std::move(manager_);
     manager_.reset();
-    // Its tools vanish now; destroying it closes every connection.
+    // Its tools, catalogs and subscriptions vanish now; destroying it closes every connection.
     old.reset();
     emit("toolsChanged", 0, nullptr);
+    emit("catalogChanged", 0, nullptr);
   }
 
   void shut_down() {
@@ -752,7 +898,10 @@ class WebRuntime {
     auto calls = std::move(calls_);  // abort listeners may reach back into calls_
     calls_.clear();
     for (auto& [id, controller] : calls) controller->abort("runtime disposed");
-    if (manager_) manager_->remove_listener(tools_listener_);
+    if (manager_) {
+      manager_->remove_listener(tools_listener_);
+      manager_->remove_listener(catalog_listener_);
+    }
     manager_.reset();
     // Requests still with JS: their sessions are gone, and a reply after that is ignored.
     inputs_.clear();
@@ -799,6 +948,7 @@ class WebRuntime {
   int generation_ = 0;
   std::shared_ptr<McpManager> manager_;
   std::uint64_t tools_listener_ = 0;
+  std::uint64_t catalog_listener_ = 0;
   std::map<int, std::shared_ptr<AbortController>> calls_;
   // Input requests JS has not answered yet, by the id of their "elicit"/"sample" event.
   int next_input_ = 1;
@@ -822,6 +972,9 @@ EMSCRIPTEN_BINDINGS(mcprt_runtime) {
       .function("statusJson", &WebRuntime::status)
       .function("callTool", &WebRuntime::call_tool)
       .function("abortCall", &WebRuntime::abort_call)
+      .function("catalogJson", &WebRuntime::catalog)
+      .function("serverRequest", &WebRuntime::server_request)
+      .function("unsubscribe", &WebRuntime::unsubscribe)
       .function("disconnectServer", &WebRuntime::disconnect_server)
       .function("addServer", &WebRuntime::add_server)
       .function("removeServer", &WebRuntime::remove_server)

@@ -111,15 +111,16 @@ export async function stopProcess(child, killAfterMs = 3000) {
   return code;
 }
 
-// The native demo server in --http mode on a free loopback port.
-export async function startDemoServer() {
+// The native demo server in --http mode on a free loopback port; `args` are more of its
+// options (e.g. ['--ticker-ms', '50']).
+export async function startDemoServer({ args = [] } = {}) {
   const bin = process.env.MCPRT_DEMO_SERVER;
   if (!bin || !existsSync(bin)) {
     throw new Error(`the native demo server is missing (MCPRT_DEMO_SERVER=${bin}); build it in a native ` +
                     'tree first (scripts/test builds build/native), or configure this wasm tree with ' +
                     '-DMCPRT_WEB_TEST_DEMO_SERVER=<native build>/demo/mcprt-demo-server');
   }
-  const { child, match } = await startProcess(bin, ['--http', '0', '--host', '127.0.0.1'], {},
+  const { child, match } = await startProcess(bin, ['--http', '0', '--host', '127.0.0.1', ...args], {},
                                               /listening on (http:\/\/[^\s]+)/, 'mcprt-demo-server');
   const base = match[1].replace(/\/mcp$/, '').replace(/\/$/, '');
   return { url: `${base}/mcp`, child, stop: () => stopProcess(child) };

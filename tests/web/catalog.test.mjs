@@ -1,0 +1,172 @@
+// The `mcprt` JS package's resources, prompts and completions (SPEC §15) under Node against
+// the native demo server (--http, loopback): the catalogs and their events, the catalog
+// counts in status, reading a text, a blob and a template resource, prompts by bare and
+// server:name names (an ambiguous bare name is refused with the candidates), completions
+// for prompt arguments and template variables, a subscription whose updates reach the
+// callback until it is ended, and tool annotations with and without trustedServers.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pathToFileURL } from 'node:url';
+
+import { startDemoServer, waitFor } from './support/harness.mjs';
+
+const packageEntry = process.env.MCPRT_JS_PACKAGE;
+assert.ok(packageEntry, 'MCPRT_JS_PACKAGE must name the assembled package index.js (ctest sets it)');
+const mcprt = await import(pathToFileURL(packageEntry).href);
+
+// What the demo server offers (demo/server/mcp_demo_server.cpp).
+const kResourceUris = ['demo://logo.png', 'demo://readme', 'demo://ticker'];
+const kPngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+describe('mcprt runtime: resources, prompts and completions of the demo server', () => {
+  let demo;
+  let other;  // a second demo server: the same prompts under another server name
+  const runtimes = [];
+  // The gate waits for the connections; the catalogs follow the tools (bounded wait).
+  const loaded = async (servers, options = {}) => {
+    const rt = await mcprt.createRuntime({ cache: false, logLevel: 'silent', startupGateMs: 60000, ...options });
+    runtimes.push(rt);
+    const events = [];
+    rt.onCatalogChanged((e) => events.push(e));
+    const result = await rt.discoverAndLoad({ servers });
+    assert.deepEqual(result.errors, []);
+    const promptCount = Object.keys(servers).length * 2;
+    await waitFor(() => rt.resources().length === 3 * Object.keys(servers).length && rt.prompts().length === promptCount &&
+                        rt.resourceTemplates().length === Object.keys(servers).length, 'the catalogs');
+    return { rt, events };
+  };
+  before(async () => {
+    [demo, other] = await Promise.all([startDemoServer({ args: ['--ticker-ms', '50'] }), startDemoServer()]);
+  });
+  after(async () => {
+    for (const rt of runtimes) rt.dispose();
+    await Promise.all([demo?.stop(), other?.stop()]);
+  });
+
+  test('Catalog_ListsTheResourcesTemplatesAndPromptsWithCountsAndEvents', async () => {
+    const { rt, events } = await loaded({ demo: { url: demo.url } });
+    assert.deepEqual(rt.resources().map((r) => r.uri), kResourceUris);
+    const logo = rt.resources().find((r) => r.uri === 'demo://logo.png');
+    assert.deepEqual(logo, {
+      server: 'demo', uri: 'demo://logo.png', name: 'logo.png', title: 'Logo',
+      description: 'A 16x16 PNG image (binary contents, sent as a base64 blob).', mimeType: 'image/png', size: 115,
+      subscribable: true, fromCache: false,
+    });
+    assert.deepEqual(rt.resourceTemplates(), [{
+      server: 'demo', uriTemplate: 'demo://notes/{name}', name: 'note', title: 'Notes',
+      description: 'A short note; the names alpha, beta and gamma exist.', mimeType: 'text/plain', fromCache: false,
+    }]);
+    assert.deepEqual(rt.prompts().map((p) => p.name), ['greet', 'summarize']);
+    assert.deepEqual(rt.prompts()[0].arguments, [
+      { name: 'name', description: 'Who to greet.', required: true },
+      { name: 'style', description: 'formal, casual or pirate.', required: false },
+    ]);
+    const status = rt.status('demo');
+    assert.equal(status.resourceCount, 3);
+    assert.equal(status.resourceTemplateCount, 1);
+    assert.equal(status.promptCount, 2);
+    await waitFor(() => rt.status('demo').catalogsRefreshing === false, 'the end of the listing');
+    // Every kind was announced, for the server or for the load that brought it.
+    for (const kind of ['resources', 'resourceTemplates', 'prompts']) {
+      assert.ok(events.some((e) => e.kind === kind && (e.server === 'demo' || e.server === null)), `${kind}: ${JSON.stringify(events)}`);
+    }
+    await rt.disconnectServer('demo');
+    assert.deepEqual(rt.resources(), [], 'a disconnected server takes its catalog with it');
+    assert.deepEqual(rt.prompts(), []);
+  });
+
+  test('ReadResource_ReturnsTextAndBlobContentsAndReadsThroughTheTemplate', async () => {
+    const { rt } = await loaded({ demo: { url: demo.url } });
+    const readme = await rt.readResource('demo://readme');
+    assert.equal(readme.contents.length, 1);
+    assert.equal(readme.contents[0].uri, 'demo://readme');
+    assert.equal(readme.contents[0].mimeType, 'text/markdown');
+    assert.match(readme.contents[0].text, /^# mcprt demo server\n/);
+
+    const logo = await rt.readResource('demo://logo.png', { server: 'demo' });
+    assert.equal(logo.contents[0].mimeType, 'image/png');
+    const bytes = Buffer.from(logo.contents[0].blob, 'base64');
+    assert.equal(bytes.length, 115);
+    assert.deepEqual([...bytes.subarray(0, 8)], kPngSignature);
+
+    // Not listed: the template demo://notes/{name} matches it.
+    const note = await rt.readResource('demo://notes/beta');
+    assert.equal(note.contents[0].text, 'Note beta: a note of the mcprt demo server, read through the template demo://notes/{name}.');
+    await assert.rejects(rt.readResource('demo://notes/zeta'),
+                         (e) => e instanceof mcprt.McprtError && /zeta/.test(e.message));
+    await assert.rejects(rt.readResource('elsewhere://x'),
+                         (e) => e instanceof mcprt.McprtError && e.code === 'invalid_argument' &&
+                                /no server offers the resource "elsewhere:\/\/x"/.test(e.message));
+    const aborted = AbortSignal.abort();
+    await assert.rejects(rt.readResource('demo://readme', { signal: aborted }), (e) => e.name === 'AbortError');
+  });
+
+  test('GetPrompt_RendersByBareOrServerNameAndRefusesAnAmbiguousName', async () => {
+    const { rt } = await loaded({ demo: { url: demo.url } });
+    const greeting = await rt.getPrompt('greet', { name: 'Ada', style: 'pirate' });
+    assert.equal(greeting.description, 'A greeting for Ada');
+    assert.deepEqual(greeting.messages, [{ role: 'user', content: { type: 'text', text: 'Please greet Ada the way a pirate would.' } }]);
+
+    const summary = await rt.getPrompt('demo:summarize', { uri: 'demo://readme' });
+    assert.equal(summary.messages.length, 2);
+    assert.equal(summary.messages[1].content.type, 'resource');
+    assert.equal(summary.messages[1].content.resource.uri, 'demo://readme');
+    assert.match(summary.messages[1].content.resource.text, /^# mcprt demo server/);
+
+    await assert.rejects(rt.getPrompt('greet', { style: 'pirate' }), (e) => e instanceof mcprt.McprtError && /name/.test(e.message),
+                         'the server refuses a missing required argument');
+    await assert.rejects(rt.getPrompt('nope'), (e) => e.code === 'invalid_argument' && /no server offers a prompt named "nope"/.test(e.message));
+
+    const two = await loaded({ demo: { url: demo.url }, other: { url: other.url } });
+    await assert.rejects(two.rt.getPrompt('greet', { name: 'Ada' }),
+                         (e) => e.code === 'invalid_argument' && /demo:greet, other:greet/.test(e.message));
+    const fromOther = await two.rt.getPrompt('other:greet', { name: 'Bo' });
+    assert.equal(fromOther.messages[0].content.text, 'Please greet Bo.');
+    const named = await two.rt.getPrompt('greet', { name: 'Cy', style: 'formal' }, { server: 'demo' });
+    assert.equal(named.messages[0].content.text, 'Please write a formal greeting for Cy.');
+  });
+
+  test('Complete_SuggestsPromptArgumentsAndTemplateVariables', async () => {
+    const { rt } = await loaded({ demo: { url: demo.url } });
+    assert.deepEqual(await rt.complete({ server: 'demo', ref: { type: 'ref/prompt', name: 'greet' }, argument: 'style', value: 'p' }),
+                     { values: ['pirate'], total: 1, hasMore: false });
+    // The server found from the template; every value for an empty prefix.
+    assert.deepEqual((await rt.complete({ ref: { type: 'ref/resource', uri: 'demo://notes/{name}' }, argument: 'name' })).values,
+                     ['alpha', 'beta', 'gamma']);
+    const uris = await rt.complete({ ref: { type: 'ref/prompt', name: 'demo:summarize' }, argument: 'uri', value: 'demo://n',
+                                     context: { arguments: {} } });
+    assert.deepEqual(uris.values, ['demo://notes/alpha', 'demo://notes/beta', 'demo://notes/gamma']);
+    await assert.rejects(rt.complete({ ref: { type: 'ref/other' }, argument: 'x' }), TypeError);
+  });
+
+  test('Subscribe_DeliversUpdatesOfTheTickerUntilUnsubscribed', async () => {
+    const { rt } = await loaded({ demo: { url: demo.url } });
+    const sent = [];
+    rt.onMessage(({ direction, message }) => { if (direction === 'send' && message.method) sent.push(message); });
+    const updates = [];
+    const unsubscribe = await rt.subscribe('demo://ticker', (u) => updates.push(u));
+    assert.ok(sent.some((m) => m.method === 'resources/subscribe' && m.params.uri === 'demo://ticker'));
+    // The ticker advances every 50 ms while subscribed (the bound only stops a broken run).
+    await waitFor(() => updates.length >= 2, 'two updates of demo://ticker');
+    assert.deepEqual(updates[0], { server: 'demo', uri: 'demo://ticker', title: 'Ticker' });
+    const tick = await rt.readResource('demo://ticker');
+    assert.match(tick.contents[0].text, /^tick [1-9]\d*$/);
+
+    unsubscribe();
+    await waitFor(() => sent.some((m) => m.method === 'resources/unsubscribe' && m.params.uri === 'demo://ticker'),
+                  'resources/unsubscribe');
+    unsubscribe();  // twice is harmless
+    assert.equal(sent.filter((m) => m.method === 'resources/unsubscribe').length, 1);
+    await assert.rejects(rt.subscribe('demo://ticker', 'not a function'), TypeError);
+    await assert.rejects(rt.subscribe('elsewhere://x', () => {}), (e) => e.code === 'invalid_argument');
+  });
+
+  test('Tools_CarryTheirAnnotationsTrustedOnlyForTrustedServers', async () => {
+    const { rt } = await loaded({ demo: { url: demo.url } });
+    const echo = rt.tools().find((t) => t.name === 'mcp_demo_echo');
+    assert.deepEqual(echo.annotations, { readOnlyHint: true, openWorldHint: false });
+    assert.equal(echo.annotationsTrusted, false);
+    const trusted = await loaded({ demo: { url: demo.url } }, { trustedServers: ['demo'] });
+    assert.equal(trusted.rt.tools().find((t) => t.name === 'mcp_demo_echo').annotationsTrusted, true);
+  });
+});
