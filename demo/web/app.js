@@ -15,6 +15,12 @@
 // and can be cancelled (the server gets notifications/cancelled); "Raw JSON results" shows
 // every result as the runtime returned it. The protocol panel logs every JSON-RPC message
 // (runtime.onMessage), per server, bounded, newest last.
+// Three tabs show what the servers offer: Tools; Resources (each server's resources and
+// templates: opening one reads it — text as text, an image as an image, other binary
+// contents as a download; a template's variables are filled first, with the server's
+// completions as suggestions; Subscribe shows a resource's updates live); Prompts (a form
+// for each prompt's arguments, with completions, and the messages Get makes). Everything a
+// server sends is shown as text, never as HTML.
 import { createRuntime } from './mcprt/index.js';
 
 const kServersKey = 'mcprt-demo.servers';
@@ -106,6 +112,7 @@ function renderServers() {
       headerNames.length ? el('span', { class: 'muted headers', text: `headers: ${headerNames.join(', ')}` }) : null,
       el('span', { class: `badge phase-${phase}`, 'data-phase': phase, text: phase }),
       el('span', { class: 'muted', text: `${count} tool${count === 1 ? '' : 's'}` }),
+      catalogCounts(status),
       status?.toolsFromCache ? el('span', { class: 'badge cached', text: 'cached' }) : null,
       authButton,
       remove,
@@ -113,6 +120,17 @@ function renderServers() {
       error && !authError ? el('div', { class: 'error', text: error.message }) : null));
   }
   renderLogServers();
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+// "3 resources, 1 template, 2 prompts" of a server's status (only the kinds it has).
+function catalogCounts(status) {
+  const parts = [];
+  if (status?.resourceCount) parts.push(plural(status.resourceCount, 'resource'));
+  if (status?.resourceTemplateCount) parts.push(plural(status.resourceTemplateCount, 'template'));
+  if (status?.promptCount) parts.push(plural(status.promptCount, 'prompt'));
+  return parts.length ? el('span', { class: 'muted catalog-counts', text: parts.join(', ') }) : null;
 }
 
 // One form field per input-schema property; the value is converted back by its type.
@@ -257,6 +275,7 @@ function renderTools(tools) {
     const summary = el('summary', { title: tool.label },
       el('code', { class: 'tool-name', text: tool.name }),
       tool.deferred ? el('span', { class: 'badge cached', text: 'cached' }) : null,
+      ...hintBadges(tool),
       el('span', { class: 'description muted', text: tool.description || '(no description)' }));
     if (existing && !tool.deferred) {
       existing.querySelector('summary').replaceWith(summary);
@@ -273,6 +292,403 @@ function renderTools(tools) {
     if (existing) details.open = true;
     container.append(details);
   }
+}
+
+// The tool's read-only / destructive hints; the server's own claims unless the host trusts it.
+function hintBadges(tool) {
+  const a = tool.annotations ?? {};
+  const trust = tool.annotationsTrusted ? '' : ' (claimed by the server, not verified)';
+  const badges = [];
+  if (a.readOnlyHint === true) badges.push(el('span', { class: 'badge hint', title: `Read-only${trust}`, text: 'read-only' }));
+  if (a.destructiveHint === true && a.readOnlyHint !== true) {
+    badges.push(el('span', { class: 'badge hint destructive', title: `May change or delete data${trust}`, text: 'destructive' }));
+  }
+  return badges;
+}
+
+// --- tabs, resources and prompts ----------------------------------------------------------
+
+function selectTab(name) {
+  for (const button of document.querySelectorAll('#tabs [role="tab"]')) {
+    const selected = button.dataset.tab === name;
+    button.setAttribute('aria-selected', String(selected));
+    $(`${button.dataset.tab}-section`).hidden = !selected;
+  }
+}
+
+function renderTabCounts() {
+  const counts = {
+    tools: rt.tools().length,
+    resources: rt.resources().length + rt.resourceTemplates().length,
+    prompts: rt.prompts().length,
+  };
+  for (const span of document.querySelectorAll('#tabs [data-count]')) span.textContent = `(${counts[span.dataset.count]})`;
+}
+
+let nextListId = 1;
+
+// The byte count of a base64 text, or -1 when it is not base64.
+function base64Size(text) {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 === 1) return -1;
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return Math.floor((text.length * 3) / 4) - padding;
+}
+
+function formatBytes(n) {
+  if (n < 1024) return `${n} B`;
+  return n < 1048576 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1048576).toFixed(1)} MiB`;
+}
+
+// One item of a resource's contents (also a prompt message's embedded resource): text as
+// text, an image/* blob as an <img>, any other blob as a download link with its size.
+function renderContent(item) {
+  const c = item && typeof item === 'object' ? item : {};
+  const mime = typeof c.mimeType === 'string' ? c.mimeType : '';
+  const box = el('div', { class: 'content-item' },
+    el('div', { class: 'content-head' }, el('code', { class: 'uri', text: String(c.uri ?? '') }), ' ',
+       mime ? el('span', { class: 'badge mime', text: mime }) : null));
+  if (typeof c.text === 'string') {
+    box.classList.add('text');
+    box.append(el('pre', { class: 'content-text', text: c.text }));
+    return box;
+  }
+  if (typeof c.blob !== 'string') {
+    box.append(el('pre', { text: JSON.stringify(c, null, 2) }));
+    return box;
+  }
+  const blob = c.blob.replace(/\s+/g, '');
+  const size = base64Size(blob);
+  if (size < 0) {
+    box.append(el('p', { class: 'error', text: 'The server sent a blob that is not base64.' }));
+    return box;
+  }
+  if (/^image\/[A-Za-z0-9.+-]+$/.test(mime)) {
+    box.classList.add('image');
+    box.append(el('img', { src: `data:${mime};base64,${blob}`, alt: `${c.uri ?? 'image'} (${mime})` }),
+               el('div', { class: 'muted', text: formatBytes(size) }));
+    return box;
+  }
+  box.classList.add('binary');
+  const name = String(c.uri ?? '').split(/[/:?#]/).filter(Boolean).pop() || 'resource';
+  box.append(el('a', { class: 'download', href: `data:application/octet-stream;base64,${blob}`, download: name,
+                       text: `Download ${name} (${formatBytes(size)})` }));
+  return box;
+}
+
+// Suggestions for `input` from the server's completions (completion/complete), asked on
+// focus and on every change; an older answer never replaces a newer one.
+function completeInto(input, request) {
+  const list = el('datalist', { id: `completions-${nextListId++}` });
+  input.setAttribute('list', list.id);
+  let asked = 0;
+  const ask = async () => {
+    const mine = ++asked;
+    let values = [];
+    try {
+      ({ values } = await rt.complete(request(input.value)));
+    } catch {
+      // No completions (the server has none for it): no suggestions.
+    }
+    if (mine !== asked) return;
+    list.replaceChildren(...values.slice(0, 100).map((v) => el('option', { value: v })));
+    input.dataset.suggestions = values.join('\n');
+  };
+  input.addEventListener('focus', ask);
+  input.addEventListener('input', ask);
+  return list;
+}
+
+// A resource read into `contents` (replacing what was there).
+async function readInto(contents, status, uri, server) {
+  status.textContent = 'reading…';
+  status.className = 'read-status muted';
+  try {
+    const result = await rt.readResource(uri, { server });
+    const items = Array.isArray(result?.contents) ? result.contents : [];
+    contents.replaceChildren(...items.map(renderContent));
+    status.textContent = items.length ? `read at ${new Date().toLocaleTimeString()}` : 'The resource is empty.';
+  } catch (error) {
+    contents.replaceChildren();
+    status.textContent = `${error.name}: ${error.message}`;
+    status.className = 'read-status error';
+  }
+}
+
+// Keyed so that a re-render keeps each box as it is (open, its contents, its typed values).
+const catalogNodes = new Map();
+const subscriptions = new Map();  // "server uri" → {off: Promise of the unsubscribe function}
+
+function entrySummary(entry, key, ...extra) {
+  return el('summary', {},
+    el('span', { class: 'entry-name', text: entry.title || entry.name }),
+    el('code', { class: 'uri', text: key }),
+    entry.mimeType ? el('span', { class: 'badge mime', text: entry.mimeType }) : null,
+    el('span', { class: 'badge cached', text: 'cached', hidden: !entry.fromCache }),
+    ...extra);
+}
+
+function resourceNode(resource) {
+  const key = `${resource.server} ${resource.uri}`;
+  const contents = el('div', { class: 'contents' });
+  const status = el('p', { class: 'read-status muted' });
+  const updates = el('span', { class: 'badge updated', hidden: true });
+  let subscribe = null;
+  const details = el('details', { class: 'resource', 'data-server': resource.server, 'data-uri': resource.uri });
+  const read = () => readInto(contents, status, resource.uri, resource.server);
+  if (resource.subscribable) {
+    subscribe = el('button', { type: 'button', class: 'small subscribe', 'aria-pressed': 'false', text: 'Subscribe' });
+    subscribe.addEventListener('click', (event) => {
+      event.preventDefault();  // not a click on the summary: the box stays as it is
+      toggleSubscription(key, resource, subscribe, updates, () => {
+        details.open = true;
+        read();
+      });
+    });
+  }
+  const again = el('button', { type: 'button', class: 'small read-again', text: 'Read again' });
+  again.addEventListener('click', read);
+  details.append(entrySummary(resource, resource.uri, updates, subscribe),
+    resource.description ? el('p', { class: 'muted', text: resource.description }) : null,
+    el('div', { class: 'call-buttons' }, again, status),
+    contents);
+  details.addEventListener('toggle', () => {
+    if (details.open && !details.dataset.read) {
+      details.dataset.read = 'true';
+      read();
+    }
+  });
+  return details;
+}
+
+// Subscribe / Unsubscribe: each update counts in the badge and reads the resource again.
+async function toggleSubscription(key, resource, button, badge, onUpdate) {
+  const existing = subscriptions.get(key);
+  button.disabled = true;
+  if (existing) {
+    subscriptions.delete(key);
+    (await existing.off)();
+    button.textContent = 'Subscribe';
+    button.setAttribute('aria-pressed', 'false');
+    button.disabled = false;
+    return;
+  }
+  let count = 0;
+  const off = rt.subscribe(resource.uri, () => {
+    count += 1;
+    badge.hidden = false;
+    badge.textContent = `${plural(count, 'update')}, last ${new Date().toLocaleTimeString()}`;
+    onUpdate();
+  }, { server: resource.server });
+  subscriptions.set(key, { off });
+  try {
+    await off;
+    button.textContent = 'Unsubscribe';
+    button.setAttribute('aria-pressed', 'true');
+    badge.hidden = false;
+    badge.textContent = 'subscribed';
+    onUpdate();
+  } catch (error) {
+    subscriptions.delete(key);
+    badge.hidden = false;
+    badge.textContent = `subscribe failed: ${error.message}`;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// The variable names of an RFC 6570 URI template, in order.
+function templateVariables(template) {
+  const names = [];
+  for (const [, body] of template.matchAll(/\{([^}]*)\}/g)) {
+    for (const spec of body.replace(/^[+#./;?&]/, '').split(',')) {
+      const name = spec.replace(/(\*|:\d+)$/, '');
+      if (name && !names.includes(name)) names.push(name);
+    }
+  }
+  return names;
+}
+
+// RFC 6570 expansion of `template` with string values (levels 1-3; empty values left out).
+function expandTemplate(template, values) {
+  const kOperators = { '': ['', ',', false, encodeURIComponent], '+': ['', ',', false, encodeURI],
+                       '#': ['#', ',', false, encodeURI], '.': ['.', '.', false, encodeURIComponent],
+                       '/': ['/', '/', false, encodeURIComponent], ';': [';', ';', true, encodeURIComponent],
+                       '?': ['?', '&', true, encodeURIComponent], '&': ['&', '&', true, encodeURIComponent] };
+  return template.replace(/\{([^}]*)\}/g, (_, body) => {
+    const operator = /^[+#./;?&]/.test(body) ? body[0] : '';
+    const [first, separator, named, encode] = kOperators[operator];
+    const parts = [];
+    for (const spec of body.slice(operator.length).split(',')) {
+      const name = spec.replace(/(\*|:\d+)$/, '');
+      const value = values[name];
+      if (value === undefined || value === '') continue;
+      parts.push(named ? `${name}=${encode(value)}` : encode(value));
+    }
+    return parts.length ? first + parts.join(separator) : '';
+  });
+}
+
+function templateNode(template) {
+  const contents = el('div', { class: 'contents' });
+  const status = el('p', { class: 'read-status muted' });
+  const form = el('form', { class: 'variables', autocomplete: 'off' });
+  const names = templateVariables(template.uriTemplate);
+  const inputs = new Map();
+  const valuesOf = () => Object.fromEntries([...inputs].map(([n, i]) => [n, i.value]));
+  for (const name of names) {
+    const input = el('input', { type: 'text', name, required: true });
+    const list = completeInto(input, (value) => ({
+      server: template.server, ref: { type: 'ref/resource', uri: template.uriTemplate }, argument: name, value,
+      context: { arguments: Object.fromEntries(Object.entries(valuesOf()).filter(([n, v]) => n !== name && v !== '')) },
+    }));
+    inputs.set(name, input);
+    form.append(el('label', { class: 'field' }, el('span', { text: name }), input, list));
+  }
+  const uriPreview = el('code', { class: 'uri expanded' });
+  const button = el('button', { type: 'submit', text: 'Read' });
+  form.append(el('div', { class: 'call-buttons' }, button, uriPreview));
+  form.addEventListener('input', () => { uriPreview.textContent = expandTemplate(template.uriTemplate, valuesOf()); });
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const uri = expandTemplate(template.uriTemplate, valuesOf());
+    uriPreview.textContent = uri;
+    button.disabled = true;
+    await readInto(contents, status, uri, template.server);
+    button.disabled = false;
+  });
+  return el('details', { class: 'template', 'data-server': template.server, 'data-uri-template': template.uriTemplate },
+    entrySummary(template, template.uriTemplate, el('span', { class: 'badge template-badge', text: 'template' })),
+    template.description ? el('p', { class: 'muted', text: template.description }) : null,
+    form, status, contents);
+}
+
+// One message of a prompt: its role and its content block(s).
+function renderMessage(message) {
+  const m = message && typeof message === 'object' ? message : {};
+  const role = typeof m.role === 'string' ? m.role : 'unknown';
+  const box = el('div', { class: `message role-${role.replace(/[^a-z]/g, '')}` }, el('div', { class: 'role', text: role }));
+  for (const block of Array.isArray(m.content) ? m.content : [m.content]) {
+    const b = block && typeof block === 'object' ? block : {};
+    if (b.type === 'text' && typeof b.text === 'string') {
+      box.append(el('pre', { class: 'message-text', text: b.text }));
+    } else if ((b.type === 'image' || b.type === 'audio') && typeof b.data === 'string') {
+      box.append(renderContent({ uri: `(${b.type})`, mimeType: b.mimeType, blob: b.data }));
+    } else if (b.type === 'resource' && b.resource && typeof b.resource === 'object') {
+      box.append(renderContent(b.resource));
+    } else if (b.type === 'resource_link' && typeof b.uri === 'string') {
+      box.append(el('p', {}, 'Resource: ', el('code', { class: 'uri', text: b.uri })));
+    } else {
+      box.append(el('pre', { text: JSON.stringify(block, null, 2) }));
+    }
+  }
+  return box;
+}
+
+function promptNode(prompt) {
+  const id = `${prompt.server}:${prompt.name}`;
+  const messages = el('div', { class: 'messages' });
+  const status = el('p', { class: 'read-status muted' });
+  const form = el('form', { class: 'prompt-args', autocomplete: 'off' });
+  const inputs = new Map();
+  const given = (except) => Object.fromEntries([...inputs].filter(([n, i]) => n !== except && i.value !== '')
+    .map(([n, i]) => [n, i.value]));
+  for (const argument of prompt.arguments) {
+    const input = el('input', { type: 'text', name: argument.name, required: argument.required });
+    const list = completeInto(input, (value) => ({
+      server: prompt.server, ref: { type: 'ref/prompt', name: prompt.name }, argument: argument.name, value,
+      context: { arguments: given(argument.name) },
+    }));
+    inputs.set(argument.name, input);
+    form.append(el('label', { class: 'field' },
+      el('span', { text: `${argument.title || argument.name}${argument.required ? ' *' : ''}` }), input, list,
+      argument.description ? el('small', { class: 'muted', text: argument.description }) : null));
+  }
+  if (prompt.arguments.length === 0) form.append(el('p', { class: 'muted', text: 'No arguments.' }));
+  const button = el('button', { type: 'submit', text: 'Get' });
+  form.append(button);
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    button.disabled = true;
+    status.textContent = 'getting…';
+    status.className = 'read-status muted';
+    try {
+      const result = await rt.getPrompt(prompt.name, given(''), { server: prompt.server });
+      const list = Array.isArray(result?.messages) ? result.messages : [];
+      messages.replaceChildren(...list.map(renderMessage));
+      status.textContent = typeof result?.description === 'string' ? result.description : plural(list.length, 'message');
+    } catch (error) {
+      messages.replaceChildren();
+      status.textContent = `${error.name}: ${error.message}`;
+      status.className = 'read-status error';
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return el('details', { class: 'prompt', 'data-prompt': id, 'data-server': prompt.server },
+    el('summary', {}, el('code', { class: 'entry-name', text: id }),
+       prompt.title ? el('span', { text: prompt.title }) : null,
+       el('span', { class: 'badge cached', text: 'cached', hidden: !prompt.fromCache }),
+       el('span', { class: 'description muted', text: prompt.description || '' })),
+    form, status, messages);
+}
+
+// The box of `key`, made once; its "cached" badge follows the entry.
+function catalogNode(key, entry, make) {
+  let node = catalogNodes.get(key);
+  if (!node) {
+    node = make();
+    catalogNodes.set(key, node);
+  }
+  node.querySelector(':scope > summary .badge.cached').hidden = !entry.fromCache;
+  return node;
+}
+
+function renderCatalog() {
+  const resources = rt.resources();
+  const templates = rt.resourceTemplates();
+  const prompts = rt.prompts();
+  const live = new Set();
+  const groups = new Map();  // server → its boxes
+  const group = (server) => groups.get(server) ?? groups.set(server, []).get(server);
+  for (const r of resources) {
+    // (A resource that becomes subscribable once its server connects gets a new box.)
+    const key = `resource ${r.server} ${r.uri} ${r.subscribable}`;
+    live.add(key);
+    group(r.server).push(catalogNode(key, r, () => resourceNode(r)));
+  }
+  for (const t of templates) {
+    const key = `template ${t.server} ${t.uriTemplate}`;
+    live.add(key);
+    group(t.server).push(catalogNode(key, t, () => templateNode(t)));
+  }
+  const container = $('resources');
+  container.replaceChildren(...[...groups].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([server, nodes]) => el('div', { class: 'catalog-server', 'data-server': server },
+                                 el('h3', { class: 'server-name', text: server }), ...nodes)));
+  if (groups.size === 0) container.append(el('p', { class: 'muted', text: state.loading ? 'Loading…' : 'No resources.' }));
+  $('resource-count').textContent = `(${plural(resources.length, 'resource')}, ${plural(templates.length, 'template')})`;
+
+  const promptBoxes = prompts.map((p) => {
+    const key = `prompt ${p.server}:${p.name}`;
+    live.add(key);
+    return catalogNode(key, p, () => promptNode(p));
+  });
+  $('prompts').replaceChildren(...promptBoxes);
+  if (prompts.length === 0) $('prompts').append(el('p', { class: 'muted', text: state.loading ? 'Loading…' : 'No prompts.' }));
+  $('prompt-count').textContent = `(${prompts.length})`;
+  for (const key of catalogNodes.keys()) if (!live.has(key)) catalogNodes.delete(key);
+  renderTabCounts();
+}
+
+// Catalog events come in bursts (one per kind and server): one render per frame.
+let catalogFrame = 0;
+function scheduleCatalog() {
+  if (catalogFrame) return;
+  catalogFrame = requestAnimationFrame(() => {
+    catalogFrame = 0;
+    renderCatalog();
+    renderServers();
+  });
 }
 
 async function refreshAuth() {
@@ -607,6 +1023,7 @@ async function load() {
     state.loading = false;
     renderServers();
     renderTools(rt.tools());
+    renderCatalog();
   }
   await refreshAuth();
 }
@@ -623,7 +1040,12 @@ async function main() {
   rt.onToolsChanged((tools) => {
     renderTools(tools);
     renderServers();
+    renderTabCounts();
   });
+  rt.onCatalogChanged(scheduleCatalog);
+  for (const button of document.querySelectorAll('#tabs [role="tab"]')) {
+    button.addEventListener('click', () => selectTab(button.dataset.tab));
+  }
   rt.onMessage(logMessage);
   $('log-limit').textContent = String(kLogLimit);
   $('log-server').addEventListener('change', filterLog);
@@ -633,6 +1055,7 @@ async function main() {
   window.addEventListener('pagehide', () => rt.dispose());
   renderServers();
   renderTools([]);
+  renderCatalog();
   await load();
 }
 
