@@ -517,6 +517,9 @@ class Runtime {
       if (!isObject(ref) || (ref.type !== 'ref/prompt' && ref.type !== 'ref/resource')) {
         throw new TypeError("complete: ref must be {type: 'ref/prompt', name} or {type: 'ref/resource', uri}");
       }
+      if (typeof argument !== 'string' || argument === '') {
+        throw new TypeError('complete: argument must be the name of the argument (or template variable) being filled');
+      }
       if (!target && ref.type === 'ref/prompt') {
         const prompt = this.#promptTarget(String(ref.name));
         target = prompt.server;
@@ -528,7 +531,7 @@ class Runtime {
       return Promise.reject(error);
     }
     const given = isObject(context) && isObject(context.arguments) ? context.arguments : null;
-    return this.#serverRequest('complete', target, { ref, argument: String(argument), value: String(value), context: given }, signal)
+    return this.#serverRequest('complete', target, { ref, argument, value: String(value), context: given }, signal)
       .then((result) => {
         const completion = isObject(result?.completion) ? result.completion : {};
         const out = { values: (Array.isArray(completion.values) ? completion.values : []).filter((v) => typeof v === 'string') };

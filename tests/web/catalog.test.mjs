@@ -137,6 +137,7 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
                                      context: { arguments: {} } });
     assert.deepEqual(uris.values, ['demo://notes/alpha', 'demo://notes/beta', 'demo://notes/gamma']);
     await assert.rejects(rt.complete({ ref: { type: 'ref/other' }, argument: 'x' }), TypeError);
+    await assert.rejects(rt.complete({ ref: { type: 'ref/prompt', name: 'greet' } }), /argument must be the name/);
   });
 
   test('Subscribe_DeliversUpdatesOfTheTickerUntilUnsubscribed', async () => {
