@@ -3,12 +3,15 @@
 // counts in status, reading a text, a blob and a template resource, prompts by bare and
 // server:name names (an ambiguous bare name is refused with the candidates), completions
 // for prompt arguments and template variables, a subscription whose updates reach the
-// callback until it is ended, and tool annotations with and without trustedServers.
+// callback until it is ended, the catalogs from the IndexedDB cache while the server does
+// not answer, and tool annotations with and without trustedServers.
+import 'fake-indexeddb/auto';
+import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 
-import { startDemoServer, waitFor } from './support/harness.mjs';
+import { startDemoServer, startLoopbackServer, waitFor } from './support/harness.mjs';
 
 const packageEntry = process.env.MCPRT_JS_PACKAGE;
 assert.ok(packageEntry, 'MCPRT_JS_PACKAGE must name the assembled package index.js (ctest sets it)');
@@ -17,6 +20,23 @@ const mcprt = await import(pathToFileURL(packageEntry).href);
 // What the demo server offers (demo/server/mcp_demo_server.cpp).
 const kResourceUris = ['demo://logo.png', 'demo://readme', 'demo://ticker'];
 const kPngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+
+// A loopback proxy to `target` that forwards until `hold` is set, then leaves every new
+// request unanswered (a server that stopped answering).
+async function startHoldingProxy(target) {
+  const state = { hold: false };
+  const server = await startLoopbackServer((req, res, body) => {
+    if (state.hold) return;
+    const upstream = http.request(target, { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
+                                  (answer) => {
+                                    res.writeHead(answer.statusCode, answer.headers);
+                                    answer.pipe(res);
+                                  });
+    upstream.on('error', () => res.destroy());
+    upstream.end(body);
+  });
+  return { url: server.url('/mcp'), state, close: () => server.close() };
+}
 
 describe('mcprt runtime: resources, prompts and completions of the demo server', () => {
   let demo;
@@ -160,6 +180,33 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
     assert.equal(sent.filter((m) => m.method === 'resources/unsubscribe').length, 1);
     await assert.rejects(rt.subscribe('demo://ticker', 'not a function'), TypeError);
     await assert.rejects(rt.subscribe('elsewhere://x', () => {}), (e) => e.code === 'invalid_argument');
+  });
+
+  test('Catalog_ASecondRuntimeShowsTheCatalogsFromTheCacheWhileTheServerDoesNotAnswer', async () => {
+    const proxy = await startHoldingProxy(demo.url);
+    try {
+      const cache = { database: 'mcprt-catalog-test', store: 'tools' };
+      // One config for both runtimes (the cache key).
+      const servers = { demo: { url: proxy.url, reconnect: false } };
+      const first = await loaded(servers, { cache });
+      const listed = { resources: first.rt.resources(), prompts: first.rt.prompts() };
+      assert.ok(listed.resources.every((r) => !r.fromCache));
+      first.rt.dispose();
+
+      proxy.state.hold = true;
+      const second = await mcprt.createRuntime({ cache, logLevel: 'silent', startupGateMs: 50 });
+      runtimes.push(second);
+      await second.discoverAndLoad({ servers });
+      assert.equal(second.status('demo').status, 'connecting');
+      await waitFor(() => second.resources().length === 3 && second.prompts().length === 2, 'the cached catalogs');
+      assert.deepEqual(second.resources().map((r) => r.uri), listed.resources.map((r) => r.uri));
+      assert.ok(second.resources().every((r) => r.fromCache && !r.subscribable), JSON.stringify(second.resources()));
+      assert.deepEqual(second.prompts().map(({ fromCache, ...p }) => p), listed.prompts.map(({ fromCache, ...p }) => p));
+      assert.ok(second.prompts().every((p) => p.fromCache));
+      assert.equal(second.resourceTemplates()[0].fromCache, true);
+    } finally {
+      await proxy.close();
+    }
   });
 
   test('Tools_CarryTheirAnnotationsTrustedOnlyForTrustedServers', async () => {
