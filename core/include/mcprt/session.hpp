@@ -158,4 +158,72 @@ class McpSession {
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
 };
 
+// --- Resource tools (SPEC §15) -----------------------------------------------------------
+// Two tools that let the model reach the servers' resources itself, not only through the
+// user's mentions:
+//   mcp_list_resources {server?}      every resource (uri, name, mimeType, description,
+//                                     server) and resource template, as text; structured
+//                                     as {resources, resourceTemplates}
+//   mcp_read_resource  {uri, server?} resources/read on the server that lists the URI (or
+//                                     has a matching template), rendered like a tool
+//                                     result: text contents as text, a blob as
+//                                     "[binary <mimeType>, N bytes]" unless its type is
+//                                     text-like (text/*, JSON, XML, YAML, JavaScript) and it
+//                                     decodes to UTF-8; the contents stay in `content` as
+//                                     embedded resource blocks
+// Everything the servers say (names, descriptions, contents) is their untrusted text.
+
+enum class ResourceToolsMode {
+  when_offered,  // present while any server lists a resource or a resource template
+  always,
+  never,
+};
+
+struct ResourceToolsOptions {
+  ResourceToolsMode mode = ResourceToolsMode::when_offered;
+  std::size_t max_result_bytes = kDefaultMaxResultBytes;  // the text cap, as for MCP tools
+};
+
+inline constexpr const char* kListResourcesTool = "mcp_list_resources";
+inline constexpr const char* kReadResourceTool = "mcp_read_resource";
+
+// The two tools over `manager` (held weakly: a tool that outlives it answers "MCP error:
+// ... no MCP manager"). Calls follow the Tool contract: done runs once on `executor`.
+std::vector<ToolPtr> make_resource_tools(Executor& executor, std::weak_ptr<McpManager> manager,
+                                         const ResourceToolsOptions& options = {});
+
+// Keeps the two tools in a registry while `options.mode` wants them: added when bound and
+// after each on_catalog_changed, removed when no server offers resources any more, on
+// unbind and on destruction. They are registered as host tools (McpSession's refresh
+// replaces the registry's MCP-owned set with the manager's tools, so it would drop them),
+// which also means they win over an MCP tool of the same name (a server "list" with a tool
+// "resources"), as host tools do. A host tool the host itself registered under one of the
+// names is left alone, with a warning. Single-threaded on the manager's executor; the
+// registry and the logger (may be null) must outlive it.
+class ResourceToolsBinding {
+ public:
+  explicit ResourceToolsBinding(ToolRegistry& registry, ResourceToolsOptions options = {},
+                                Logger* logger = nullptr);
+  ~ResourceToolsBinding();
+  ResourceToolsBinding(const ResourceToolsBinding&) = delete;
+  ResourceToolsBinding& operator=(const ResourceToolsBinding&) = delete;
+
+  void bind(std::shared_ptr<McpManager> manager);  // replaces an earlier binding
+  void unbind();                                   // removes the tools
+  // Whether the two tools are in the registry now.
+  bool exposed() const { return !tools_.empty(); }
+
+ private:
+  void update();
+  void remove_tools();
+
+  ToolRegistry& registry_;
+  ResourceToolsOptions options_;
+  Logger* logger_;
+  std::shared_ptr<McpManager> manager_;
+  std::uint64_t listener_ = 0;
+  std::vector<ToolPtr> tools_;  // what this binding added to the registry
+  std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+};
+
 }  // namespace mcprt
