@@ -1417,7 +1417,7 @@ int run_prompt(const GlobalOptions& options, const std::string& name, const std:
                bool as_json) {
   auto arguments = parse_prompt_arguments(arg_words);
   if (!arguments.ok()) {
-    std::fprintf(stderr, "mcprt: %s (--arg key=value)\n", arguments.error().message.c_str());
+    std::fprintf(stderr, "mcprt: %s (--arg <argument>=<value>)\n", arguments.error().message.c_str());
     return kExitUsage;
   }
   auto run = prepare(options);

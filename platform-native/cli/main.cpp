@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
       "       invalid (list); the tool's result is an error (call); the server refused a read\n"
       "       or a prompt (read, prompt); a file could not be written\n"
       "  2    usage or config error (unknown command, tool, server, resource or prompt; bad\n"
-      "       flag; a name that exists; a config file that is not valid)\n"
+      "       flag; a name that exists; an invalid config file)\n"
       "  3    a project server is not trusted and nothing failed: run the `mcprt trust '<dir>'`\n"
       "       it prints\n"
       "  4    a server needs authorization and nothing failed: run `mcprt auth login <name>`\n"

@@ -130,7 +130,7 @@ Result<PromptTarget> resolve_prompt_name(const std::string& text,
                                          const std::vector<std::string>& servers,
                                          const std::vector<CatalogEntry>& prompts);
 
-// "k=v" words → a JSON object of strings (prompt arguments); an error names a word
+// "<argument>=<value>" words → a JSON object of strings (prompt arguments); an error names a word
 // without '=' or an empty key.
 Result<json> parse_prompt_arguments(const std::vector<std::string>& words);
 

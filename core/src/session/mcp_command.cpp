@@ -358,7 +358,7 @@ Result<json> parse_prompt_arguments(const std::vector<std::string>& words) {
     const auto eq = w.find('=');
     if (eq == std::string::npos || eq == 0) {
       return Error::make(ErrorCode::invalid_argument,
-                         "Prompt arguments are key=value; got " + q(w));
+                         "A prompt argument is <argument>=<value>; got " + q(w));
     }
     args[w.substr(0, eq)] = w.substr(eq + 1);
   }
