@@ -70,8 +70,8 @@ Ranges space_ranges() {
   return {{0x09, 0x0D},     {0x20, 0x20},     {0xA0, 0xA0},     {0x1680, 0x1680}, {0x2000, 0x200A},
           {0x2028, 0x2029}, {0x202F, 0x202F}, {0x205F, 0x205F}, {0x3000, 0x3000}, {0xFEFF, 0xFEFF}};
 }
-Ranges complement(Ranges r) {
-  std::sort(r.begin(), r.end());
+// `r` sorted and disjoint (the class escapes' tables are).
+Ranges complement(const Ranges& r) {
   Ranges out;
   char32_t next = 0;
   for (const auto& [lo, hi] : r) {
@@ -481,6 +481,14 @@ struct PathSeg {
   bool is_index = false;
 };
 
+// Message parts joined (one out-of-line function instead of a chain of operator+ at every
+// failure site: the wasm module is size-bound).
+std::string cat(std::initializer_list<std::string_view> parts) {
+  std::string out;
+  for (std::string_view p : parts) out.append(p);
+  return out;
+}
+
 std::string render_pointer(const std::vector<PathSeg>& path) {
   std::string out;
   for (const PathSeg& s : path) {
@@ -499,6 +507,13 @@ std::string render_pointer(const std::vector<PathSeg>& path) {
     }
   }
   return out;
+}
+
+// One lookup function for every key: nlohmann's find(const char(&)[N]) is a template
+// instantiated once per literal length.
+json::const_iterator member(const json& object, std::string_view key) { return object.find(key); }
+bool has_member(const json& object, std::string_view key) {
+  return member(object, key) != object.end();
 }
 
 bool is_integral(const json& v) {
@@ -973,7 +988,7 @@ struct SchemaIndex {
   void build(const json& root, std::size_t max_depth) {
     std::string base;
     if (root.is_object()) {
-      if (auto id = root.find("$id"); id != root.end() && id->is_string()) {
+      if (auto id = member(root, "$id"); id != root.end() && id->is_string()) {
         base = resolve_uri("", id->get_ref<const std::string&>());
       }
     }
@@ -996,7 +1011,7 @@ struct SchemaIndex {
       return;
     }
     if (!root) {
-      if (auto id = s.find("$id"); id != s.end() && id->is_string()) {
+      if (auto id = member(s, "$id"); id != s.end() && id->is_string()) {
         const std::string& v = id->get_ref<const std::string&>();
         base = resolve_uri(base, v);
         if (!v.empty() && v[0] == '#') {  // draft-7's plain-name $id
@@ -1006,7 +1021,7 @@ struct SchemaIndex {
         }
       }
     }
-    if (auto a = s.find("$anchor"); a != s.end() && a->is_string()) {
+    if (auto a = member(s, "$anchor"); a != s.end() && a->is_string()) {
       anchors.push_back({std::string(strip_fragment(base)), a->get<std::string>(), &s});
     }
     for_each_subschema(s, [&](std::string_view, const PathSeg&, const json& sub) {
@@ -1063,16 +1078,16 @@ class Validator {
   void check_node(const json& s, std::size_t depth) {
     if (error_ || s.is_boolean()) return;
     if (!s.is_object()) {
-      bad("a schema must be an object or a boolean, got " + std::string(instance_type(s)));
+      bad({"a schema must be an object or a boolean, got ", instance_type(s)});
       return;
     }
     if (depth > limits_.max_depth) {
       hard(SchemaErrorKind::limit,
-           "the schema is nested deeper than " + std::to_string(limits_.max_depth));
+           {"the schema is nested deeper than ", std::to_string(limits_.max_depth)});
       return;
     }
     const std::string* saved_base = base_;
-    if (&s != &root_ && s.contains("$id")) {
+    if (&s != &root_ && has_member(s, "$id")) {
       ensure_index();
       if (const auto* r = index_->resource_of(&s)) base_ = &r->uri;
     }
@@ -1080,7 +1095,7 @@ class Validator {
       Kw kw = keyword_of(it.key());
       KeyGuard kg(kpath_, it.key());
       if (const char* why = shape_error(kw, it.value())) {
-        bad(std::string(it.key()) + " " + why);
+        bad({it.key(), " ", why});
       } else if (kw == Kw::pattern) {
         pattern(it.value().get_ref<const std::string&>());
       } else if (kw == Kw::pattern_properties) {
@@ -1115,7 +1130,7 @@ class Validator {
 
   const std::string& root_base() {
     if (!root_.is_object()) return empty_base_;
-    auto id = root_.find("$id");
+    auto id = member(root_, "$id");
     if (id == root_.end() || !id->is_string()) return empty_base_;
     ensure_index();
     return index_->resources[0].uri;
@@ -1129,23 +1144,24 @@ class Validator {
 
   // Records the first failure; a mismatch inside a quiet evaluation (anyOf's branches, not,
   // if, contains) only decides that evaluation and is not reported.
-  bool fail(std::string message) {
+  bool fail(std::initializer_list<std::string_view> message) {
     if (quiet_ == 0 && !error_) {
       error_ = SchemaError{SchemaErrorKind::mismatch, render_pointer(ipath_),
-                           render_pointer(kpath_), std::move(message)};
+                           render_pointer(kpath_), cat(message)};
     }
     return false;
   }
   // A schema error or a limit ends the whole validation, quiet or not.
-  bool hard(SchemaErrorKind kind, std::string message) {
+  bool hard(SchemaErrorKind kind, std::initializer_list<std::string_view> message) {
     stopped_ = true;
     if (!error_ || error_->kind == SchemaErrorKind::mismatch) {
-      error_ =
-          SchemaError{kind, render_pointer(ipath_), render_pointer(kpath_), std::move(message)};
+      error_ = SchemaError{kind, render_pointer(ipath_), render_pointer(kpath_), cat(message)};
     }
     return false;
   }
-  bool bad(std::string message) { return hard(SchemaErrorKind::bad_schema, std::move(message)); }
+  bool bad(std::initializer_list<std::string_view> message) {
+    return hard(SchemaErrorKind::bad_schema, message);
+  }
 
   // The compiled pattern for a string of the schema (compiled once per validation).
   const ReNode* pattern(const std::string& source) {
@@ -1155,7 +1171,7 @@ class Validator {
     ReParser parser(source);
     auto node = std::make_unique<ReNode>(parser.parse());
     if (!parser.error().empty()) {
-      bad("unsupported pattern " + quote(source) + ": " + parser.error());
+      bad({"unsupported pattern ", quote(source), ": ", parser.error()});
       return nullptr;
     }
     patterns_.emplace_back(&source, std::move(node));
@@ -1169,8 +1185,8 @@ class Validator {
     ReMatcher m(t, limits_.max_pattern_steps);
     bool ok = m.search(*re);
     if (m.limited) {
-      hard(SchemaErrorKind::limit, "pattern " + quote(source) + " took more than " +
-                                       std::to_string(limits_.max_pattern_steps) + " steps");
+      hard(SchemaErrorKind::limit, {"pattern ", quote(source), " took more than ",
+                                    std::to_string(limits_.max_pattern_steps), " steps"});
       return -1;
     }
     return ok ? 1 : 0;
@@ -1203,7 +1219,7 @@ class Validator {
         }
       }
       if (!resource) {
-        bad("$ref " + quote(ref) + " does not resolve (remote references are not fetched)");
+        bad({"$ref ", quote(ref), " does not resolve (remote references are not fetched)"});
         return nullptr;
       }
     }
@@ -1220,7 +1236,7 @@ class Validator {
       }
     }
     if (!target || !is_schema(*target)) {
-      bad("$ref " + quote(ref) + " does not resolve to a schema");
+      bad({"$ref ", quote(ref), " does not resolve to a schema"});
       return nullptr;
     }
     if (new_base) *new_base = resource ? &resource->uri : base_;
@@ -1230,17 +1246,17 @@ class Validator {
   bool eval(const json& s, const json& inst, Annotations* ann) {
     if (s.is_boolean()) {
       if (s.get<bool>()) return true;
-      return fail("no value is allowed here (the schema is false)");
+      return fail({"no value is allowed here (the schema is false)"});
     }
     if (!s.is_object())
-      return bad("a schema must be an object or a boolean, got " + std::string(instance_type(s)));
+      return bad({"a schema must be an object or a boolean, got ", instance_type(s)});
     if (++steps_ > limits_.max_steps) {
       return hard(SchemaErrorKind::limit,
-                  "validation took more than " + std::to_string(limits_.max_steps) + " steps");
+                  {"validation took more than ", std::to_string(limits_.max_steps), " steps"});
     }
     if (depth_ >= limits_.max_depth) {
-      return hard(SchemaErrorKind::limit, "the schema and value are nested deeper than " +
-                                              std::to_string(limits_.max_depth) + " levels");
+      return hard(SchemaErrorKind::limit, {"the schema and value are nested deeper than ",
+                                           std::to_string(limits_.max_depth), " levels"});
     }
     ++depth_;
     const std::string* saved_base = base_;
@@ -1254,9 +1270,9 @@ class Validator {
     const json* un_props = nullptr;
     const json* un_items = nullptr;
     if (inst.is_object()) {
-      if (auto u = s.find("unevaluatedProperties"); u != s.end()) un_props = &*u;
+      if (auto u = member(s, "unevaluatedProperties"); u != s.end()) un_props = &*u;
     } else if (inst.is_array()) {
-      if (auto u = s.find("unevaluatedItems"); u != s.end()) un_items = &*u;
+      if (auto u = member(s, "unevaluatedItems"); u != s.end()) un_items = &*u;
     }
     Annotations local;
     Annotations* a = (ann || un_props || un_items) ? &local : nullptr;
@@ -1267,7 +1283,7 @@ class Validator {
         continue;
       KeyGuard kg(kpath_, it.key());
       const json& v = it.value();
-      if (const char* why = shape_error(kw, v)) return bad(std::string(it.key()) + " " + why);
+      if (const char* why = shape_error(kw, v)) return bad({it.key(), " ", why});
       if (!keyword(kw, s, v, inst, a)) return false;
     }
     if (un_props && !unevaluated_properties(*un_props, inst, *a)) return false;
@@ -1292,24 +1308,24 @@ class Validator {
         for (const json& e : v) {
           if (e == inst) return true;
         }
-        return fail("value " + show(inst) + " is not one of " + show(v));
+        return fail({"value ", show(inst), " is not one of ", show(v)});
       case Kw::const_:
-        return v == inst || fail("value " + show(inst) + " is not the constant " + show(v));
+        return v == inst || fail({"value ", show(inst), " is not the constant ", show(v)});
       case Kw::multiple_of:
-        return !inst.is_number() || is_multiple_of(inst, v) ||
-               fail("expected a multiple of " + show(v) + ", got " + show(inst));
       case Kw::maximum:
-        return !inst.is_number() || compare_numbers(inst, v) <= 0 ||
-               fail("expected at most " + show(v) + ", got " + show(inst));
       case Kw::exclusive_maximum:
-        return !inst.is_number() || compare_numbers(inst, v) < 0 ||
-               fail("expected less than " + show(v) + ", got " + show(inst));
       case Kw::minimum:
-        return !inst.is_number() || compare_numbers(inst, v) >= 0 ||
-               fail("expected at least " + show(v) + ", got " + show(inst));
-      case Kw::exclusive_minimum:
-        return !inst.is_number() || compare_numbers(inst, v) > 0 ||
-               fail("expected more than " + show(v) + ", got " + show(inst));
+      case Kw::exclusive_minimum: {
+        if (!inst.is_number()) return true;
+        const int c = kw == Kw::multiple_of ? 0 : compare_numbers(inst, v);
+        const char* what = kw == Kw::multiple_of
+                               ? (is_multiple_of(inst, v) ? nullptr : "a multiple of ")
+                           : kw == Kw::maximum           ? (c <= 0 ? nullptr : "at most ")
+                           : kw == Kw::exclusive_maximum ? (c < 0 ? nullptr : "less than ")
+                           : kw == Kw::minimum           ? (c >= 0 ? nullptr : "at least ")
+                                                         : (c > 0 ? nullptr : "more than ");
+        return !what || fail({"expected ", what, show(v), ", got ", show(inst)});
+      }
       case Kw::max_length:
       case Kw::min_length: {
         if (!inst.is_string()) return true;
@@ -1317,15 +1333,15 @@ class Validator {
         read_count(v, limit);
         bool max = kw == Kw::max_length;
         return (max ? n <= limit : n >= limit) ||
-               fail(std::string("expected at ") + (max ? "most " : "least ") +
-                    std::to_string(limit) + " characters, got " + std::to_string(n));
+               fail({"expected at ", (max ? "most " : "least "), std::to_string(limit),
+                     " characters, got ", std::to_string(n)});
       }
       case Kw::pattern: {
         if (!inst.is_string()) return true;
         int m = matches(v.get_ref<const std::string&>(), inst.get_ref<const std::string&>());
-        return m > 0 || (m == 0 && fail(quote(inst.get_ref<const std::string&>()) +
-                                        " does not match the pattern " +
-                                        quote(v.get_ref<const std::string&>())));
+        return m > 0 || (m == 0 && fail({quote(inst.get_ref<const std::string&>()),
+                                         " does not match the pattern ",
+                                         quote(v.get_ref<const std::string&>())}));
       }
       case Kw::max_items:
       case Kw::min_items:
@@ -1337,9 +1353,8 @@ class Validator {
         read_count(v, limit);
         bool max = kw == Kw::max_items || kw == Kw::max_properties;
         return (max ? n <= limit : n >= limit) ||
-               fail(std::string("expected at ") + (max ? "most " : "least ") +
-                    std::to_string(limit) + (items ? " items, got " : " properties, got ") +
-                    std::to_string(n));
+               fail({"expected at ", (max ? "most " : "least "), std::to_string(limit),
+                     (items ? " items, got " : " properties, got "), std::to_string(n)});
       }
       case Kw::unique_items:
         return !inst.is_array() || !v.get<bool>() || unique(inst);
@@ -1358,7 +1373,7 @@ class Validator {
       }
       case Kw::items: {
         if (!inst.is_array()) return true;
-        auto prefix = s.find("prefixItems");
+        auto prefix = member(s, "prefixItems");
         std::size_t from = prefix != s.end() && prefix->is_array() ? prefix->size() : 0;
         for (std::size_t i = from; i < inst.size(); ++i) {
           KeyGuard ig(ipath_, i);
@@ -1370,19 +1385,19 @@ class Validator {
       case Kw::required:
         if (!inst.is_object()) return true;
         for (const json& name : v) {
-          if (!inst.contains(name.get_ref<const std::string&>())) {
-            return fail("missing required property " + quote(name.get_ref<const std::string&>()));
+          if (!has_member(inst, name.get_ref<const std::string&>())) {
+            return fail({"missing required property ", quote(name.get_ref<const std::string&>())});
           }
         }
         return true;
       case Kw::dependent_required:
         if (!inst.is_object()) return true;
         for (auto d = v.begin(); d != v.end(); ++d) {
-          if (!inst.contains(d.key())) continue;
+          if (!has_member(inst, d.key())) continue;
           for (const json& name : d.value()) {
-            if (!inst.contains(name.get_ref<const std::string&>())) {
-              return fail("property " + quote(d.key()) + " requires property " +
-                          quote(name.get_ref<const std::string&>()));
+            if (!has_member(inst, name.get_ref<const std::string&>())) {
+              return fail({"property ", quote(d.key()), " requires property ",
+                           quote(name.get_ref<const std::string&>())});
             }
           }
         }
@@ -1436,13 +1451,13 @@ class Validator {
             ok = eval(v, name, nullptr);
           }
           if (stopped_) return false;
-          if (!ok) return fail("property name " + quote(m.key()) + " does not match propertyNames");
+          if (!ok) return fail({"property name ", quote(m.key()), " does not match propertyNames"});
         }
         return true;
       case Kw::dependent_schemas:
         if (!inst.is_object()) return true;
         for (auto d = v.begin(); d != v.end(); ++d) {
-          if (!inst.contains(d.key())) continue;
+          if (!has_member(inst, d.key())) continue;
           KeyGuard kg(kpath_, d.key());
           if (!eval(d.value(), inst, a)) return false;
         }
@@ -1463,7 +1478,7 @@ class Validator {
           ok = eval(v, inst, nullptr);
         }
         if (stopped_) return false;
-        return !ok || fail("value must not match the schema in not");
+        return !ok || fail({"value must not match the schema in not"});
       }
       case Kw::if_: {
         bool ok;
@@ -1474,10 +1489,10 @@ class Validator {
         }
         if (stopped_) return false;
         if (ok && a) a->merge(if_ann);
-        auto branch = s.find(ok ? "then" : "else");
+        auto branch = member(s, ok ? "then" : "else");
         if (branch == s.end()) return true;
         if (const char* why = shape_error(Kw::then, *branch))
-          return bad(std::string(ok ? "then " : "else ") + why);
+          return bad({ok ? "then " : "else ", why});
         kpath_.back() = PathSeg{ok ? "then" : "else"};
         return eval(*branch, inst, a);
       }
@@ -1489,7 +1504,7 @@ class Validator {
   bool type(const json& v, const json& inst) {
     if (v.is_string()) {
       const std::string& t = v.get_ref<const std::string&>();
-      return has_type(inst, t) || fail("expected " + t + ", got " + instance_type(inst));
+      return has_type(inst, t) || fail({"expected ", t, ", got ", instance_type(inst)});
     }
     std::string names;
     for (const json& t : v) {
@@ -1497,21 +1512,25 @@ class Validator {
       if (!names.empty()) names += " or ";
       names += t.get_ref<const std::string&>();
     }
-    return fail("expected " + (names.empty() ? std::string("no type") : names) + ", got " +
-                instance_type(inst));
+    return fail({"expected ", (names.empty() ? std::string("no type") : names), ", got ",
+                 instance_type(inst)});
   }
 
+  // Pairwise, each comparison a step: a sort would need an order consistent with JSON
+  // equality (1 == 1.0), and its instantiations cost the wasm module ~4 KB; an array too
+  // large for the step budget is a limit error, not a pass.
   bool unique(const json& inst) {
-    std::vector<std::size_t> order(inst.size());
-    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-    // Sorted by value (numbers compare by value across integer and float, like ==), equal
-    // values end up adjacent: O(n log n) for a large array.
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t x, std::size_t y) { return inst[x] < inst[y]; });
-    for (std::size_t i = 1; i < order.size(); ++i) {
-      if (inst[order[i - 1]] == inst[order[i]]) {
-        std::size_t x = std::min(order[i - 1], order[i]), y = std::max(order[i - 1], order[i]);
-        return fail("items " + std::to_string(x) + " and " + std::to_string(y) + " are equal");
+    for (std::size_t y = 1; y < inst.size(); ++y) {
+      steps_ += y;
+      if (steps_ > limits_.max_steps) {
+        return hard(SchemaErrorKind::limit,
+                    {"uniqueItems over ", std::to_string(inst.size()), " items took more than ",
+                     std::to_string(limits_.max_steps), " steps"});
+      }
+      for (std::size_t x = 0; x < y; ++x) {
+        if (inst[x] == inst[y]) {
+          return fail({"items ", std::to_string(x), " and ", std::to_string(y), " are equal"});
+        }
       }
     }
     return true;
@@ -1520,10 +1539,10 @@ class Validator {
   bool contains(const json& s, const json& v, const json& inst, Annotations* a) {
     if (!inst.is_array()) return true;
     std::size_t min = 1, max = SIZE_MAX;
-    if (auto m = s.find("minContains"); m != s.end() && !read_count(*m, min))
-      return bad("minContains must be a non-negative integer");
-    if (auto m = s.find("maxContains"); m != s.end() && !read_count(*m, max))
-      return bad("maxContains must be a non-negative integer");
+    if (auto m = member(s, "minContains"); m != s.end() && !read_count(*m, min))
+      return bad({"minContains must be a non-negative integer"});
+    if (auto m = member(s, "maxContains"); m != s.end() && !read_count(*m, max))
+      return bad({"maxContains must be a non-negative integer"});
     std::size_t found = 0;
     for (std::size_t i = 0; i < inst.size(); ++i) {
       bool ok;
@@ -1539,20 +1558,20 @@ class Validator {
       }
     }
     if (found < min) {
-      return fail("expected at least " + std::to_string(min) + " item(s) matching contains, got " +
-                  std::to_string(found));
+      return fail({"expected at least ", std::to_string(min), " item(s) matching contains, got ",
+                   std::to_string(found)});
     }
     if (found > max) {
-      return fail("expected at most " + std::to_string(max) + " item(s) matching contains, got " +
-                  std::to_string(found));
+      return fail({"expected at most ", std::to_string(max), " item(s) matching contains, got ",
+                   std::to_string(found)});
     }
     return true;
   }
 
   bool additional_properties(const json& s, const json& v, const json& inst, Annotations* a) {
     if (!inst.is_object()) return true;
-    auto props = s.find("properties");
-    auto patterns = s.find("patternProperties");
+    auto props = member(s, "properties");
+    auto patterns = member(s, "patternProperties");
     // Sorted keys on both sides, as in `properties`.
     bool have_props = props != s.end() && props->is_object();
     auto p = have_props ? props->begin() : s.end();
@@ -1572,7 +1591,7 @@ class Validator {
       if (matched) continue;
       KeyGuard ig(ipath_, m.key());
       if (v.is_boolean() && !v.get<bool>())
-        return fail("property " + quote(m.key()) + " is not allowed");
+        return fail({"property ", quote(m.key()), " is not allowed"});
       if (!eval(v, m.value(), nullptr)) return false;
     }
     if (a) a->all_props = true;
@@ -1581,12 +1600,12 @@ class Validator {
 
   bool unevaluated_properties(const json& v, const json& inst, Annotations& a) {
     KeyGuard kg(kpath_, std::string_view("unevaluatedProperties"));
-    if (!is_schema(v)) return bad("unevaluatedProperties must be a schema");
+    if (!is_schema(v)) return bad({"unevaluatedProperties must be a schema"});
     for (auto m = inst.begin(); m != inst.end(); ++m) {
       if (a.has_prop(&m.key())) continue;
       KeyGuard ig(ipath_, m.key());
       if (v.is_boolean() && !v.get<bool>())
-        return fail("property " + quote(m.key()) + " is not allowed (unevaluated)");
+        return fail({"property ", quote(m.key()), " is not allowed (unevaluated)"});
       if (!eval(v, m.value(), nullptr)) return false;
     }
     a.all_props = true;
@@ -1595,12 +1614,12 @@ class Validator {
 
   bool unevaluated_items(const json& v, const json& inst, Annotations& a) {
     KeyGuard kg(kpath_, std::string_view("unevaluatedItems"));
-    if (!is_schema(v)) return bad("unevaluatedItems must be a schema");
+    if (!is_schema(v)) return bad({"unevaluatedItems must be a schema"});
     for (std::size_t i = 0; i < inst.size(); ++i) {
       if (a.has_item(i)) continue;
       KeyGuard ig(ipath_, i);
       if (v.is_boolean() && !v.get<bool>())
-        return fail("item " + std::to_string(i) + " is not allowed (unevaluated)");
+        return fail({"item ", std::to_string(i), " is not allowed (unevaluated)"});
       if (!eval(v, inst[i], nullptr)) return false;
     }
     a.all_items = true;
@@ -1622,8 +1641,8 @@ class Validator {
       if (passed++ == 0) first = i;
       if (a) a->merge(branch);
       if (one && passed > 1) {
-        return fail("value matches oneOf schemas " + std::to_string(first) + " and " +
-                    std::to_string(i) + ", expected exactly one");
+        return fail({"value matches oneOf schemas ", std::to_string(first), " and ",
+                     std::to_string(i), ", expected exactly one"});
       }
       // anyOf stops at the first match unless annotations are collected.
       if (!one && !a) return true;
@@ -1641,8 +1660,7 @@ class Validator {
       }
       error_ = std::move(saved);
     }
-    return fail(std::string("value matches none of the ") + (one ? "oneOf" : "anyOf") + " schemas" +
-                why);
+    return fail({"value matches none of the ", (one ? "oneOf" : "anyOf"), " schemas", why});
   }
 
   bool ref(const std::string& r, const json& inst, Annotations* a) {
@@ -1663,7 +1681,7 @@ class Validator {
     }
     for (const auto& [sch, in] : active_refs_) {
       if (sch == target && in == &inst)
-        return bad("$ref " + quote(r) + " is a cycle that never reaches the value");
+        return bad({"$ref ", quote(r), " is a cycle that never reaches the value"});
     }
     active_refs_.emplace_back(target, &inst);
     const std::string* saved = base_;
