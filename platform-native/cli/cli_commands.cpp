@@ -1141,87 +1141,44 @@ std::unique_ptr<Run> start_for_catalog(const GlobalOptions& options, const std::
   return run;
 }
 
-// A string member of an entry's definition ("" when absent or not a string).
-std::string entry_key(const CatalogEntry& e, const char* key) {
-  const json& d = e.definition.get();
-  auto it = d.is_object() ? d.find(key) : d.end();
-  return d.is_object() && it != d.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-struct LiveCatalogs {
+struct Catalogs {
   std::vector<CatalogEntry> resources, templates, prompts;
-  std::vector<std::string> errors;  // "server "x": listing resources failed: ..."
 };
 
-// The catalogs as the servers list them now: a one-shot command asks each connected
-// server itself (the manager lists its catalogs after the tools, so right after the load
-// they may not be there yet). A server without a live session contributes what the
-// manager has of it (its cache entry). Sorted by (server, uri | uriTemplate | name).
-LiveCatalogs live_catalogs(Run& run, const std::string& only_server, bool resources, bool prompts) {
-  LiveCatalogs out;
+// The manager's catalogs (all, or of one server) once none of those servers is still
+// listing them: the manager lists them after the tools on every connection
+// (ServerState::catalogs_refreshing), so right after the load they may not be there yet.
+// A server that did not connect keeps what its cache entry had (from_cache).
+Catalogs settled_catalogs(Run& run, const std::string& only_server) {
+  Catalogs out;
   auto m = run.host->manager();
   if (!m) return out;
-  struct Job {
-    std::string server;
-    CatalogKind kind;
-    std::optional<Result<std::vector<json>>> result;
-  };
-  std::vector<std::shared_ptr<Job>> jobs;
-  std::set<std::string> cached_only;
-  for (const auto& st : m->server_states()) {
-    if (!only_server.empty() && st.name != only_server) continue;
-    auto session = m->connection(st.name);
-    if (!session || session->state() != ClientSession::State::ready) {
-      cached_only.insert(st.name);
-      continue;
-    }
-    std::vector<CatalogKind> kinds;
-    if (resources) kinds = {CatalogKind::resources, CatalogKind::resource_templates};
-    if (prompts) kinds.push_back(CatalogKind::prompts);
-    for (CatalogKind kind : kinds) {
-      auto job = std::make_shared<Job>(Job{st.name, kind, std::nullopt});
-      jobs.push_back(job);
-      auto done = [job](Result<std::vector<json>> r) { job->result = std::move(r); };
-      if (kind == CatalogKind::resources) session->list_resources(done);
-      if (kind == CatalogKind::resource_templates) session->list_resource_templates(done);
-      if (kind == CatalogKind::prompts) session->list_prompts(done);
-    }
-  }
   run.host->run_until(
       [&] {
-        return std::all_of(jobs.begin(), jobs.end(), [](const auto& j) { return j->result.has_value(); });
+        for (const auto& st : m->server_states()) {
+          if ((only_server.empty() || st.name == only_server) && st.catalogs_refreshing) return false;
+        }
+        return true;
       },
-      kCommandLimit);
-  auto bucket = [&](CatalogKind kind) -> std::vector<CatalogEntry>& {
-    return kind == CatalogKind::resources            ? out.resources
-           : kind == CatalogKind::resource_templates ? out.templates
-                                                     : out.prompts;
+      kLoadLimit);
+  auto of_server = [&](std::vector<CatalogEntry> entries) {
+    if (!only_server.empty()) {
+      entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                   [&](const CatalogEntry& e) { return e.server != only_server; }),
+                    entries.end());
+    }
+    return entries;
   };
-  for (const auto& job : jobs) {
-    if (!job->result) {
-      out.errors.push_back("server \"" + job->server + "\": listing " + to_string(job->kind) +
-                           " did not finish in time");
-    } else if (!job->result->ok()) {
-      out.errors.push_back("server \"" + job->server + "\": listing " + to_string(job->kind) +
-                           " failed: " + job->result->error().message);
-    } else {
-      for (auto& def : job->result->value()) bucket(job->kind).push_back({job->server, std::move(def), false});
-    }
-  }
-  for (CatalogKind kind : {CatalogKind::resources, CatalogKind::resource_templates, CatalogKind::prompts}) {
-    if ((kind == CatalogKind::prompts && !prompts) || (kind != CatalogKind::prompts && !resources)) continue;
-    for (const auto& e : m->catalog(kind)) {
-      if (cached_only.count(e.server)) bucket(kind).push_back(e);
-    }
-    const char* key = kind == CatalogKind::resources            ? "uri"
-                      : kind == CatalogKind::resource_templates ? "uriTemplate"
-                                                                : "name";
-    auto& list = bucket(kind);
-    std::stable_sort(list.begin(), list.end(), [key](const CatalogEntry& a, const CatalogEntry& b) {
-      if (a.server != b.server) return a.server < b.server;
-      return entry_key(a, key) < entry_key(b, key);
-    });
-  }
+  out.resources = of_server(m->resources());
+  out.templates = of_server(m->resource_templates());
+  out.prompts = of_server(m->prompts());
+  return out;
+}
+
+// The load's errors as `tools --json` prints them.
+json load_errors_json(const Run& run) {
+  json out = json::array();
+  for (const auto& e : run.result.errors) out.push_back({{"path", e.path}, {"error", e.error}});
   return out;
 }
 
@@ -1240,10 +1197,9 @@ json catalog_rows(const std::vector<CatalogEntry>& entries) {
   return rows;
 }
 
-// Exit code and stderr lines shared by the listings: load failures and listing errors are
-// 1, then needs-auth 4, then untrusted 3.
-int finish_listing(Run& run, const LiveCatalogs& cats) {
-  for (const auto& e : cats.errors) std::fprintf(stderr, "mcprt: %s\n", e.c_str());
+// Exit code and stderr lines shared by the listings, as `tools`: a load failure is 1, then
+// needs-auth 4, then untrusted 3.
+int finish_listing(Run& run) {
   for (const auto& e : run.result.errors) {
     if (!e.server.empty() && needs_auth(run, e.server)) continue;
     std::fprintf(stderr, "mcprt: %s%s\n", e.path.empty() || e.error.rfind(e.path, 0) == 0 ? "" : (e.path + ": ").c_str(),
@@ -1251,7 +1207,7 @@ int finish_listing(Run& run, const LiveCatalogs& cats) {
   }
   report_pending(run.result.discovery);
   report_needs_auth(run);
-  const bool failed = any_load_failure(run) || !cats.errors.empty();
+  const bool failed = any_load_failure(run);
   const bool auth = any_server_in(run, ServerPhase::needs_auth);
   run.host->shutdown();
   return load_exit_code(failed, auth, run.result.discovery);
@@ -1267,32 +1223,16 @@ Result<json> wait_for_result(native::NativeHost& host,
   return std::move(**out);
 }
 
-// RFC 6570 level 1 matching for finding a resource's server: each {var} matches one or
-// more characters other than '/'; {+var} and {#var} any.
-bool uri_matches_template(const std::string& uri, const std::string& tmpl, std::size_t u = 0,
-                          std::size_t t = 0) {
-  if (t == tmpl.size()) return u == uri.size();
-  if (tmpl[t] != '{') return u < uri.size() && uri[u] == tmpl[t] && uri_matches_template(uri, tmpl, u + 1, t + 1);
-  const auto close = tmpl.find('}', t);
-  if (close == std::string::npos) return false;
-  const bool any = t + 1 < tmpl.size() && (tmpl[t + 1] == '+' || tmpl[t + 1] == '#');
-  for (std::size_t end = u + 1; end <= uri.size(); ++end) {
-    if (!any && uri[end - 1] == '/') break;
-    if (uri_matches_template(uri, tmpl, end, close + 1)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
 int run_resources(const GlobalOptions& options, const std::string& server, bool as_json) {
   auto run = start_for_catalog(options, server.empty() ? std::set<std::string>{} : std::set<std::string>{server});
   if (!run) return kExitUsage;
-  LiveCatalogs cats = live_catalogs(*run, server, /*resources=*/true, /*prompts=*/false);
+  const Catalogs cats = settled_catalogs(*run, server);
   if (as_json) {
     json out = {{"resources", catalog_rows(cats.resources)},
                 {"resourceTemplates", catalog_rows(cats.templates)},
-                {"errors", cats.errors},
+                {"errors", load_errors_json(*run)},
                 {"servers", servers_json(*run)}};
     std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (cats.resources.empty() && cats.templates.empty()) {
@@ -1309,15 +1249,15 @@ int run_resources(const GlobalOptions& options, const std::string& server, bool 
   }
   std::fflush(stdout);
   std::cout.flush();
-  return finish_listing(*run, cats);
+  return finish_listing(*run);
 }
 
 int run_prompts(const GlobalOptions& options, const std::string& server, bool as_json) {
   auto run = start_for_catalog(options, server.empty() ? std::set<std::string>{} : std::set<std::string>{server});
   if (!run) return kExitUsage;
-  LiveCatalogs cats = live_catalogs(*run, server, /*resources=*/false, /*prompts=*/true);
+  const Catalogs cats = settled_catalogs(*run, server);
   if (as_json) {
-    json out = {{"prompts", catalog_rows(cats.prompts)}, {"errors", cats.errors}, {"servers", servers_json(*run)}};
+    json out = {{"prompts", catalog_rows(cats.prompts)}, {"errors", load_errors_json(*run)}, {"servers", servers_json(*run)}};
     std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (cats.prompts.empty()) {
     std::printf("%s\n", server.empty() ? "No MCP prompts." : ("Server \"" + server + "\" has no prompts.").c_str());
@@ -1326,7 +1266,7 @@ int run_prompts(const GlobalOptions& options, const std::string& server, bool as
   }
   std::fflush(stdout);
   std::cout.flush();
-  return finish_listing(*run, cats);
+  return finish_listing(*run);
 }
 
 int run_read(const GlobalOptions& options, const std::string& uri, const std::string& server_arg, bool as_json,
@@ -1336,21 +1276,13 @@ int run_read(const GlobalOptions& options, const std::string& uri, const std::st
   auto m = run->host->manager();
   std::string server = server_arg;
   if (server.empty() && m) {
-    // The resource itself first, then a template that matches it (live lists: see
-    // live_catalogs), servers in name order.
-    LiveCatalogs cats = live_catalogs(*run, "", /*resources=*/true, /*prompts=*/false);
-    for (const auto& e : cats.resources) {
-      if (server.empty() && entry_key(e, "uri") == uri) server = e.server;
-    }
-    for (const auto& e : cats.templates) {
-      if (server.empty() && uri_matches_template(uri, entry_key(e, "uriTemplate"))) {
-        server = e.server;
-      }
-    }
+    // The first server (by name) that lists the resource, else one with a template that
+    // matches it.
+    settled_catalogs(*run, "");
+    server = m->server_for_resource(uri);
     if (server.empty()) {
       std::fprintf(stderr, "mcprt: no server lists the resource \"%s\" (mcprt resources lists them; "
                            "--server NAME reads it from one server anyway)\n", uri.c_str());
-      for (const auto& e : cats.errors) std::fprintf(stderr, "mcprt: %s\n", e.c_str());
       report_pending(run->result.discovery);
       report_needs_auth(*run);
       run->host->shutdown();
@@ -1440,11 +1372,10 @@ int run_prompt(const GlobalOptions& options, const std::string& name, const std:
   }
   std::vector<std::string> servers;
   for (const auto& st : m->server_states()) servers.push_back(st.name);
-  LiveCatalogs cats = live_catalogs(*run, "", /*resources=*/false, /*prompts=*/true);
+  const Catalogs cats = settled_catalogs(*run, "");
   auto target = resolve_prompt_name(name, servers, cats.prompts);
   if (!target.ok()) {
     std::fprintf(stderr, "mcprt: %s\n", target.error().message.c_str());
-    for (const auto& e : cats.errors) std::fprintf(stderr, "mcprt: %s\n", e.c_str());
     report_pending(run->result.discovery);
     report_needs_auth(*run);
     run->host->shutdown();

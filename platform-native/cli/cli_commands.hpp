@@ -47,12 +47,12 @@ int run_tools(const GlobalOptions& options, bool json);
 int run_call(const GlobalOptions& options, const std::string& tool, const std::string& arguments,
              bool json, const std::string& server = "");
 int run_status(const GlobalOptions& options, const std::string& server, bool as_json);
-// Resources, resource templates and prompts (SPEC §15), as the servers list them now
-// (SERVER: only that server starts). Exit codes as `tools`, and 1 when a listing failed.
+// Resources, resource templates and prompts (SPEC §15): the manager's catalogs once the
+// servers have listed them (SERVER: only that server starts). Exit codes as `tools`.
 int run_resources(const GlobalOptions& options, const std::string& server, bool json);
 int run_prompts(const GlobalOptions& options, const std::string& server, bool json);
 // `mcprt read URI [--server S] [--json] [--out FILE]`: resources/read on S (only S starts)
-// or on the server that lists URI or a template matching it (every server starts). Text
+// or on McpManager::server_for_resource(URI) (every server starts). Text
 // is printed as is, a blob as "[binary <mime>, N bytes]"; --out writes the first
 // content's bytes (a blob decoded) to FILE. 2 when no server lists URI, 1 when the read
 // fails.
