@@ -524,13 +524,29 @@ void wait_while_connecting(native::NativeHost& host, const std::string& server, 
 constexpr Millis kReplStateWait{5000};
 
 // Runs one /mcp line to its answer. `/mcp`, `/mcp list` and `/mcp status [name]` first
-// wait (kReplStateWait) while the servers they show are connecting.
+// wait (kReplStateWait) while the servers they show are connecting; `/mcp resources`,
+// `prompts`, `read` and `prompt` also while catalogs are being listed.
 std::string mcp_command(native::NativeHost& host, const std::string& line) {
   const std::vector<std::string> words = split_command_line(line);
   if (words.size() == 1 || (words.size() == 2 && words[1] == "list")) {
     wait_while_connecting(host, "", kReplStateWait);
   } else if (words.size() == 3 && words[1] == "status") {
     wait_while_connecting(host, words[2], kReplStateWait);
+  } else if (words.size() >= 2 && (words[1] == "resources" || words[1] == "prompts" ||
+                                   words[1] == "read" || words[1] == "prompt")) {
+    // The catalogs come after the tools: a line typed (or piped) right after the start
+    // would otherwise find them still being listed.
+    wait_while_connecting(host, "", kReplStateWait);
+    if (auto m = host.manager()) {
+      host.run_until(
+          [&] {
+            for (const auto& st : m->server_states()) {
+              if (st.catalogs_refreshing) return false;
+            }
+            return true;
+          },
+          kReplStateWait);
+    }
   }
   auto out = std::make_shared<std::optional<std::string>>();
   host.commands().execute(line, [out](std::string s) { *out = std::move(s); });

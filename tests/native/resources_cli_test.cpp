@@ -276,10 +276,17 @@ TEST_F(CliResources, ToolsJsonCarriesAnnotationsMarkedUntrusted) {
   EXPECT_TRUE(seen) << r.out;
 }
 
-TEST_F(CliResources, ReplPromptAndHelp) {
+TEST_F(CliResources, ReplListsReadsAndRendersPrompts) {
   write_config({{"demo", demo_stdio()}});
-  CliRun r = run("repl", "/mcp help\n/mcp prompt demo:greet name=Cy style=formal\n/mcp prompt demo:greet name\n");
+  CliRun r = run("repl",
+                 "/mcp resources\n/mcp prompts demo\n/mcp read demo://notes/beta\n/mcp read demo://none\n"
+                 "/mcp help\n/mcp prompt demo:greet name=Cy style=formal\n/mcp prompt demo:greet name\n");
   EXPECT_EQ(r.exit_code, 0);
+  EXPECT_THAT(r.out, HasSubstr("Resources (3):\n  demo  demo://logo.png  logo.png  image/png"));
+  EXPECT_THAT(r.out, HasSubstr("Resource templates (1):\n  demo  demo://notes/{name}  note  text/plain"));
+  EXPECT_THAT(r.out, HasSubstr("Prompts of \"demo\" (2):\n  demo  greet      <name> [style]"));
+  EXPECT_THAT(r.out, HasSubstr("\nNote beta: "));
+  EXPECT_THAT(r.out, HasSubstr("No server offers the resource \"demo://none\""));
   EXPECT_THAT(r.out, HasSubstr("/mcp resources [server]"));
   EXPECT_THAT(r.out, HasSubstr("/mcp prompt <server>:<name> [key=value"));
   EXPECT_THAT(r.out, HasSubstr("user:\n  Please write a formal greeting for Cy.\n"));
