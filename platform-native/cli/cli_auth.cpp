@@ -89,6 +89,8 @@ native::NativeHostOptions cli_host_options(const GlobalOptions& o, CliOAuth& oau
   ho.use_cache = !o.no_cache;
   ho.log.level = LogLevel::error;
   ho.trust_command = trust_command;
+  // The CLI has its own verbs for resources (resources, read); no model calls its tools.
+  ho.resource_tools.mode = ResourceToolsMode::never;
   // main.cpp's --elicit check admits only the three policies.
   ho.loader.manager.input = cli_input_handlers(parse_elicit_policy(o.elicit).value_or(ElicitPolicy::ask));
   oauth.attach(ho);

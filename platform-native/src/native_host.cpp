@@ -135,6 +135,7 @@ struct NativeHost::Impl {
   ToolRegistry registry{executor};
   std::shared_ptr<McpManager> manager;
   McpSession session{registry, &logger};
+  ResourceToolsBinding resource_tools{registry, options.resource_tools, &logger};
   std::unique_ptr<McpCommandController> commands;
   TrustStore granted_trust;  // what load()'s trust callback granted (recorded or not)
   bool shut_down = false;
@@ -148,6 +149,7 @@ NativeHost::NativeHost(NativeHostOptions options)
 NativeHost::~NativeHost() {
   shutdown();
   impl_->commands.reset();
+  impl_->resource_tools.unbind();
   impl_->session.unbind();
   impl_->manager.reset();
   // Let closures posted by the teardown run while everything they may touch still exists.
@@ -195,6 +197,7 @@ LoadResult NativeHost::load(Millis limit) {
   d.granted_trust.merge(out.granted_trust);
   d.manager = out.manager;
   d.session.bind(d.manager);
+  d.resource_tools.bind(d.manager);
   McpCommandOptions co;
   co.discover = [this] { return discover(); };
   co.fs = &d.files;

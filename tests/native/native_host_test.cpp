@@ -193,6 +193,36 @@ std::string read_text(const fs::path& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+TEST_F(NativeHostTest, ResourceTools_AppearOnceTheDemoServersResourcesAreListed_AndReadOne) {
+  write_config({{"demo", {{"command", MCPRT_DEMO_SERVER}}}});
+  native::NativeHost host(options());
+  ASSERT_EQ(host.load(native::test::kWaitLimit).tools.size(), 6u);
+  // The catalogs are listed after the tools: the model's resource tools follow them.
+  ASSERT_TRUE(host.run_until([&] { return host.registry().contains("mcp_read_resource"); },
+                             native::test::kWaitLimit));
+  EXPECT_TRUE(host.registry().contains("mcp_list_resources"));
+  Result<ToolResult> listed = host.call("mcp_list_resources");
+  ASSERT_TRUE(listed.ok()) << listed.error().message;
+  EXPECT_THAT(listed->text, HasSubstr("demo://readme"));
+  Result<ToolResult> read = host.call("mcp_read_resource", {{"uri", "demo://readme"}});
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_FALSE(read->is_error) << read->text;
+  EXPECT_FALSE(read->text.empty());
+
+  // A host that does not want them (the CLI) never gets them.
+  native::NativeHostOptions o = options();
+  o.resource_tools.mode = ResourceToolsMode::never;
+  native::NativeHost quiet(o);
+  ASSERT_EQ(quiet.load(native::test::kWaitLimit).tools.size(), 6u);
+  ASSERT_TRUE(quiet.run_until(
+      [&] {
+        auto st = quiet.manager()->server_state("demo");
+        return st && st->resource_count > 0 && !st->catalogs_refreshing;
+      },
+      native::test::kWaitLimit));
+  EXPECT_FALSE(quiet.registry().contains("mcp_read_resource"));
+}
+
 TEST_F(NativeHostTest, Call_BlocksUntilTheToolAnswersAndReturnsItsResult) {
   write_config({{"demo", {{"command", MCPRT_DEMO_SERVER}}}});
   native::NativeHost host(options());

@@ -78,6 +78,9 @@ struct NativeHostOptions {
   // `/mcp auth <name>` (McpCommandOptions::login). Null = that command says it is
   // unavailable.
   std::function<void(const std::string& server, std::function<void(Status)> done)> login;
+  // The model's own access to resources (SPEC §15): mcp_list_resources and
+  // mcp_read_resource in registry(), by default while any server offers resources.
+  ResourceToolsOptions resource_tools;
 };
 
 // NativeHost::call's options. The defaults suit a simple agent.
