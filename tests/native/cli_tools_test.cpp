@@ -300,9 +300,10 @@ TEST_F(Cli, ToolsJson_HasTheExactShapeAndEachServersSource) {
   EXPECT_TRUE(r.doc["elapsedMs"].is_number());
   EXPECT_EQ(r.doc["errors"], json::array());
   ASSERT_EQ(r.doc["tools"].size(), 18u) << r.out;
-  const std::set<std::string> always{"name", "server", "tool", "description", "deferred", "path",
-                                     "inputSchema"};
-  const std::set<std::string> where_given{"title", "annotations", "outputSchema"};
+  const std::set<std::string> always{"name",        "server",     "tool",
+                                     "description", "deferred",   "path",
+                                     "inputSchema", "annotations", "annotationsTrusted"};
+  const std::set<std::string> where_given{"title", "outputSchema"};
   for (const auto& t : r.doc["tools"]) {
     for (const auto& k : always) EXPECT_TRUE(t.contains(k)) << k << " in " << t;
     for (const auto& k : keys(t)) EXPECT_TRUE(always.count(k) || where_given.count(k)) << k << " in " << t;
@@ -998,8 +999,9 @@ TEST_F(Cli, UnknownCommandIsAUsageError) {
   auto unknown = run("--config /dev/null frobnicate --json 2>&1");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.out, HasSubstr("unknown command \"frobnicate\" (commands: list, trust, untrust, "
-                                     "tools, call, status, repl, auth, add, remove, get, enable, "
-                                     "disable, completion, serve-demo; see mcprt --help)"))
+                                     "tools, call, resources, read, prompts, prompt, status, repl, "
+                                     "auth, add, remove, get, enable, disable, completion, "
+                                     "serve-demo; see mcprt --help)"))
       << unknown.out;
   EXPECT_EQ(run("2>&1").exit_code, 2);
   // An option's value is no command; a known command after it still runs.

@@ -966,7 +966,7 @@ TEST_F(DemoServerModernHttp, HeadersThatDisagreeWithTheBodyAre400With32020) {
 }
 
 TEST_F(DemoServerModernHttp, UnknownMethodAndInitializeAre404WithMethodNotFound) {
-  for (const char* method : {"resources/list", "initialize", "ping"}) {
+  for (const char* method : {"logging/setLevel", "initialize", "ping"}) {
     auto res = post(rpc(1, method, modern_params()));
     ASSERT_TRUE(res) << method;
     EXPECT_EQ(res->status, 404) << method;

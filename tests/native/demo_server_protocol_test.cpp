@@ -356,7 +356,7 @@ TEST_F(DemoServerTest, ToolsCallWithoutANameIsInvalidParams) {
 }
 
 TEST_F(DemoServerTest, UnknownMethodIsMethodNotFound) {
-  json r = server_.call(9, "resources/list");
+  json r = server_.call(9, "logging/setLevel");
   ASSERT_TRUE(r.contains("error")) << r.dump();
   EXPECT_EQ(r["error"]["code"], -32601);
 }

@@ -77,9 +77,9 @@ TEST(SpdlogLogger, ThresholdDropsLowerLevelsUnlessEnvIsIgnored) {
 
 TEST(SpdlogLogger, EveryLineIsRedacted) {
   SpdlogLogger logger(SpdlogLoggerOptions{.level = LogLevel::debug, .read_env = false});
-  testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStderr();
   logger.warn("GET http://alice:PW@h/x?api_key=K&q=1 failed; Authorization: Bearer tok123");
-  const std::string written = testing::internal::GetCapturedStderr();
+  const std::string written = ::testing::internal::GetCapturedStderr();
   EXPECT_NE(written.find("GET http://***@h/x?api_key=***&q=1 failed; Authorization: Bearer ***"),
             std::string::npos)
       << written;
