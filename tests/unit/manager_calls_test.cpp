@@ -30,20 +30,6 @@ class ManagerCalls : public ManagerTest {
 
 Error exited() { return Error::make(ErrorCode::exited, "server exited (code 1)"); }
 
-struct CallProbe {
-  int done = 0;
-  std::optional<Result<json>> result;
-  std::function<void(Result<json>)> callback() {
-    return [this](Result<json> r) {
-      ++done;
-      result = std::move(r);
-    };
-  }
-  std::string error_message() const {
-    return result && !result->ok() ? result->error().message : "";
-  }
-};
-
 TEST_F(ManagerCalls, DefaultToolTimeout_ANeverAnsweringToolFailsAfter60sAndIsCancelled) {
   serve("alpha", tools_of({"hang"}), {"tools/call"});
   start({config("alpha")});

@@ -93,17 +93,6 @@ class ManagerCatalog : public ManagerTest {
   std::vector<std::string> catalog_events;
 };
 
-struct Probe {
-  int done = 0;
-  std::optional<Result<json>> result;
-  std::function<void(Result<json>)> callback() {
-    return [this](Result<json> r) {
-      ++done;
-      result = std::move(r);
-    };
-  }
-};
-
 TEST_F(ManagerCatalog, ListedAfterTheTools_MergedSortedByServerThenKey_CountedAndAnnounced) {
   offer("beta", {.resources = {resource("file:///z"), resource("file:///a")},
                  .templates = {templ("notes://{name}")},
@@ -294,7 +283,7 @@ TEST_F(ManagerCatalog, ReadGetComplete_GoToTheNamedServer_AndWaitForOneStillConn
   make();
   start({config("docs")});
   ex.run_until_idle();
-  Probe read, got, completed;
+  CallProbe read, got, completed;
   manager->read_resource("docs", "file:///a", CallOptions{}, read.callback());
   manager->get_prompt("docs", "p", {{"topic", "rust"}}, CallOptions{}, got.callback());
   manager->complete("docs", {{"type", "ref/prompt"}, {"name", "p"}}, "topic", "ru", nullptr,
@@ -316,7 +305,7 @@ TEST_F(ManagerCatalog, ReadGetComplete_GoToTheNamedServer_AndWaitForOneStillConn
 
 TEST_F(ManagerCatalog, ReadOnAnUnknownServer_FailsAtOnceNamingIt) {
   make();
-  Probe read;
+  CallProbe read;
   manager->read_resource("ghost", "file:///a", CallOptions{}, read.callback());
   ex.run_until_idle();
   ASSERT_TRUE(read.result && !read.result->ok());

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,21 @@
 #include "mcprt/testing/manual_executor.hpp"
 
 namespace mcprt::testing {
+
+// A Result<json> callback (tool calls, reads, prompts) that records what it got.
+struct CallProbe {
+  int done = 0;
+  std::optional<Result<json>> result;
+  std::function<void(Result<json>)> callback() {
+    return [this](Result<json> r) {
+      ++done;
+      result = std::move(r);
+    };
+  }
+  std::string error_message() const {
+    return result && !result->ok() ? result->error().message : "";
+  }
+};
 
 class ManagerTest : public ::testing::Test {
  protected:
