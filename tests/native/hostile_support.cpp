@@ -184,14 +184,21 @@ MeasuredRun run_measured(const std::vector<std::string>& argv, const RunOptions&
   if (WIFEXITED(status)) run.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) run.term_signal = WTERMSIG(status);
 
-  // Whatever the child left running is now ours: report it, then kill and reap it.
-  for (const auto& [child, comm] : direct_children()) {
-    if (before.count(child)) continue;
-    run.leftovers.push_back(std::to_string(child) + " " + comm);
-    const pid_t group = ::getpgid(child);
-    if (group > 0 && group != ::getpgrp()) ::killpg(group, SIGKILL);
-    ::kill(child, SIGKILL);
-    ::waitpid(child, nullptr, 0);
+  // Whatever the child left running is now ours: report it, then kill and reap it. Killing
+  // a leftover re-parents its own children to us in turn (a shell's subshell), so look
+  // again until a scan finds nobody new (at most 100 rounds: each reaps what it found).
+  bool found = true;
+  for (int round = 0; found && round < 100; ++round) {
+    found = false;
+    for (const auto& [child, comm] : direct_children()) {
+      if (before.count(child)) continue;
+      found = true;
+      run.leftovers.push_back(std::to_string(child) + " " + comm);
+      const pid_t group = ::getpgid(child);
+      if (group > 0 && group != ::getpgrp()) ::killpg(group, SIGKILL);
+      ::kill(child, SIGKILL);
+      ::waitpid(child, nullptr, 0);
+    }
   }
   ::prctl(PR_SET_CHILD_SUBREAPER, 0);
   return run;
