@@ -38,6 +38,8 @@ using test::CapturingLogger;
 using test::LoopbackHttpServer;
 using test::poll_until;
 using test::pump_until;
+using test::free_loopback_port;
+using test::loopback_port_accepts;
 using test::RecordedRequest;
 
 bool contains(const std::string& haystack, const std::string& needle) {
@@ -434,29 +436,6 @@ TEST_F(VanishingServerSession, ARequestThatFindsNoServerClosesTheSessionAndFails
 }
 
 // ---- (b) @modelcontextprotocol/server-everything (npm) over HTTP ------------------------
-
-int free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-bool loopback_port_accepts(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
 
 class ServerEverythingHttp : public HttpSessionTest {
  protected:

@@ -65,6 +65,12 @@ std::vector<ProcessEntry> children_of_self();
 // State letter of `pid` from /proc ('Z' zombie, ...) or 0 when there is no such process.
 char process_state(pid_t pid);
 
+// A 127.0.0.1 TCP port nobody listens on right now (bound and closed at once), for a
+// server a test starts with its port given.
+int free_loopback_port();
+// Whether something accepts TCP connections on 127.0.0.1:`port`.
+bool loopback_port_accepts(int port);
+
 // The ByteStream handlers a test usually wants: collect data, remember the end.
 struct StreamRecorder {
   std::string data;

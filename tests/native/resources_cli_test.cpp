@@ -295,29 +295,6 @@ TEST_F(CliResources, ReplListsReadsAndRendersPrompts) {
 
 // ---- @modelcontextprotocol/server-everything ------------------------------------------------
 
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  socklen_t len = sizeof a;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  ::close(fd);
-  return ntohs(a.sin_port);
-}
-
-bool port_accepts(int port) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  const bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0;
-  ::close(fd);
-  return ok;
-}
-
 class CliResourcesEverything : public CliResources {
  protected:
   void SetUp() override {
@@ -332,7 +309,7 @@ class CliResourcesEverything : public CliResources {
 
   // server-everything in streamableHttp mode on a free loopback port; its URL.
   std::string start_http() {
-    const int port = free_port();
+    const int port = free_loopback_port();
     ProcessSpec spec;
     spec.command = "node";
     spec.args = {"--import", std::string(MCPRT_SOURCE_DIR) + "/tests/fixtures/loopback.mjs", everything_script(),
@@ -349,7 +326,7 @@ class CliResourcesEverything : public CliResources {
     handlers.on_data = [](std::string_view) {};
     handlers.on_closed = [this](const StreamClosed& c) { ended_ = c; };
     node_->start(std::move(handlers));
-    if (!poll_until(ex_, [&] { return ended_.has_value() || port_accepts(port); }, Millis(30000)) || ended_) {
+    if (!poll_until(ex_, [&] { return ended_.has_value() || loopback_port_accepts(port); }, Millis(30000)) || ended_) {
       ADD_FAILURE() << "server-everything did not open 127.0.0.1:" << port
                     << (ended_ ? "; it ended: " + ended_->error.message + " " + ended_->stderr_tail : std::string());
       return {};

@@ -82,18 +82,50 @@ json with_text_blobs_decoded(const json& result) {
   return out;
 }
 
-class ListResourcesTool final : public Tool {
+// What both tools are made of: a name, a description and a schema for the model, and the
+// manager they ask.
+class ResourceTool : public Tool {
  public:
-  ListResourcesTool(Executor& executor, std::weak_ptr<McpManager> manager, std::size_t max)
-      : executor_(executor), manager_(std::move(manager)), max_result_bytes_(max) {}
+  ResourceTool(Executor& executor, std::weak_ptr<McpManager> manager, std::size_t max,
+               std::string name, std::string description, const char* schema)
+      : executor_(executor),
+        manager_(std::move(manager)),
+        max_result_bytes_(max),
+        name_(std::move(name)),
+        description_(std::move(description)),
+        schema_(json::parse(schema, nullptr, /*allow_exceptions=*/false)) {}
   const std::string& name() const override { return name_; }
   const std::string& description() const override { return description_; }
   const json& input_schema() const override { return schema_; }
 
+ protected:
+  // A call whose signal is already aborted ends at once (posted). True when it did.
+  bool end_if_aborted(const ToolCallOptions& options, ToolDone& done) {
+    if (!options.signal.aborted()) return false;
+    post(executor_, std::move(done), Error::make(ErrorCode::aborted, name_ + " aborted"));
+    return true;
+  }
+
+  Executor& executor_;
+  std::weak_ptr<McpManager> manager_;
+  std::size_t max_result_bytes_;
+  std::string name_;
+  std::string description_;
+  json schema_;
+};
+
+class ListResourcesTool final : public ResourceTool {
+ public:
+  ListResourcesTool(Executor& executor, std::weak_ptr<McpManager> manager, std::size_t max)
+      : ResourceTool(executor, std::move(manager), max, kListResourcesTool,
+                     "Lists the resources (documents, files, data) that the connected MCP "
+                     "servers offer, with their URIs, and the resource templates whose URIs can "
+                     "be filled in. Read one with mcp_read_resource.",
+                     R"({"type":"object","properties":{"server":{"type":"string",
+      "description":"Only this MCP server's resources"}},"additionalProperties":false})") {}
+
   void call(json arguments, ToolCallOptions options, ToolDone done) override {
-    if (options.signal.aborted()) {
-      return post(executor_, std::move(done), Error::make(ErrorCode::aborted, name_ + " aborted"));
-    }
+    if (end_if_aborted(options, done)) return;
     bool wrong = !arguments.is_null() && !arguments.is_object();
     const std::string* server =
         arguments.is_object() ? optional_string(arguments, "server", wrong) : nullptr;
@@ -145,33 +177,22 @@ class ListResourcesTool final : public Tool {
                                   {"resourceTemplates", entries(templates)}}),
                      max_result_bytes_));
   }
-
- private:
-  Executor& executor_;
-  std::weak_ptr<McpManager> manager_;
-  std::size_t max_result_bytes_;
-  std::string name_ = kListResourcesTool;
-  std::string description_ =
-      "Lists the resources (documents, files, data) that the connected MCP servers offer, "
-      "with their URIs, and the resource templates whose URIs can be filled in. Read one "
-      "with mcp_read_resource.";
-  json schema_ = json::parse(R"({"type":"object","properties":{"server":{"type":"string",
-      "description":"Only this MCP server's resources"}},"additionalProperties":false})",
-                             nullptr, /*allow_exceptions=*/false);
 };
 
-class ReadResourceTool final : public Tool {
+class ReadResourceTool final : public ResourceTool {
  public:
   ReadResourceTool(Executor& executor, std::weak_ptr<McpManager> manager, std::size_t max)
-      : executor_(executor), manager_(std::move(manager)), max_result_bytes_(max) {}
-  const std::string& name() const override { return name_; }
-  const std::string& description() const override { return description_; }
-  const json& input_schema() const override { return schema_; }
+      : ResourceTool(
+            executor, std::move(manager), max, kReadResourceTool,
+            "Reads a resource of a connected MCP server by its URI (from mcp_list_resources, a "
+            "filled-in resource template, or a link in a tool result) and returns its contents.",
+            R"j({"type":"object","properties":{
+      "uri":{"type":"string","description":"The resource's URI"},
+      "server":{"type":"string","description":"The MCP server to ask (default: the one that lists the URI)"}},
+      "required":["uri"],"additionalProperties":false})j") {}
 
   void call(json arguments, ToolCallOptions options, ToolDone done) override {
-    if (options.signal.aborted()) {
-      return post(executor_, std::move(done), Error::make(ErrorCode::aborted, name_ + " aborted"));
-    }
+    if (end_if_aborted(options, done)) return;
     bool wrong = !arguments.is_object();
     const std::string* uri = wrong ? nullptr : optional_string(arguments, "uri", wrong);
     const std::string* server = wrong ? nullptr : optional_string(arguments, "server", wrong);
@@ -216,20 +237,6 @@ class ReadResourceTool final : public Tool {
           done(std::move(out));
         });
   }
-
- private:
-  Executor& executor_;
-  std::weak_ptr<McpManager> manager_;
-  std::size_t max_result_bytes_;
-  std::string name_ = kReadResourceTool;
-  std::string description_ =
-      "Reads a resource of a connected MCP server by its URI (from mcp_list_resources, a "
-      "filled-in resource template, or a link in a tool result) and returns its contents.";
-  json schema_ = json::parse(R"j({"type":"object","properties":{
-      "uri":{"type":"string","description":"The resource's URI"},
-      "server":{"type":"string","description":"The MCP server to ask (default: the one that lists the URI)"}},
-      "required":["uri"],"additionalProperties":false})j",
-                             nullptr, /*allow_exceptions=*/false);
 };
 
 }  // namespace resource_tools_detail
