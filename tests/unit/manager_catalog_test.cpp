@@ -277,6 +277,22 @@ TEST_F(ManagerCatalog, ServerForResource_AListedUriFirst_ThenAMatchingTemplate) 
   EXPECT_EQ(manager->server_for_resource("http://elsewhere"), "");
 }
 
+TEST_F(ManagerCatalog, ServerForResource_AHostileTemplateIsMatchedWithoutBacktracking) {
+  // 200 variables over a 300-character URI: trying every split (as a backtracking matcher
+  // would) never ends; each of these answers at once.
+  std::string vars;
+  for (int i = 0; i < 200; ++i) vars += "{v}";
+  offer("evil", {.templates = {templ("t://" + vars + "x")}});
+  offer("fine", {.templates = {templ("u://" + vars)}});
+  make();
+  start({config("evil"), config("fine")});
+  ex.run_until_idle();
+  EXPECT_EQ(manager->server_for_resource("t://" + std::string(300, 'a')), "");
+  EXPECT_EQ(manager->server_for_resource("t://" + std::string(300, 'a') + "x"), "evil");
+  EXPECT_EQ(manager->server_for_resource("u://" + std::string(200, 'a')), "fine");
+  EXPECT_EQ(manager->server_for_resource("u://" + std::string(199, 'a')), "") << "one char each";
+}
+
 TEST_F(ManagerCatalog, ReadGetComplete_GoToTheNamedServer_AndWaitForOneStillConnecting) {
   offer("docs", {.resources = {resource("file:///a")}, .prompts = {prompt("p")},
                  .hold = {"initialize"}});

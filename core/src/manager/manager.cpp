@@ -71,30 +71,42 @@ bool authorization_gone(const Error& e) {
 
 // RFC 6570 simple expansion matched backwards: each {var} (or {a,b}) takes one or more
 // characters other than '/', a {+var} or {#var} one or more of any; literals match as is.
-// Templates with other operators ({?q}, {/p}, ...) match nothing.
+// Templates with other operators ({?q}, {/p}, ...) match nothing. The template is a
+// server's: matched token by token over the set of URI positions reachable so far, so the
+// time is O(tokens × URI length) and nothing recurses, whatever the template holds.
 bool uri_template_matches(std::string_view tmpl, std::string_view uri) {
-  if (tmpl.empty()) return uri.empty();
-  if (tmpl.front() != '{') {
-    const std::size_t brace = std::min(tmpl.find('{'), tmpl.size());
-    const std::string_view literal = tmpl.substr(0, brace);
-    if (uri.substr(0, literal.size()) != literal) return false;
-    return uri_template_matches(tmpl.substr(brace), uri.substr(literal.size()));
+  const std::size_t n = uri.size();
+  std::vector<bool> at(n + 1, false), next(n + 1, false);
+  at[0] = true;
+  while (!tmpl.empty()) {
+    std::fill(next.begin(), next.end(), false);
+    if (tmpl.front() != '{') {
+      const std::size_t brace = std::min(tmpl.find('{'), tmpl.size());
+      const std::string_view literal = tmpl.substr(0, brace);
+      for (std::size_t i = 0; i + literal.size() <= n; ++i) {
+        if (at[i] && uri.substr(i, literal.size()) == literal) next[i + literal.size()] = true;
+      }
+      tmpl.remove_prefix(brace);
+    } else {
+      const std::size_t close = tmpl.find('}');
+      if (close == std::string_view::npos || close < 2) return false;
+      const char op = tmpl[1];
+      const bool reserved = op == '+' || op == '#';
+      if (!reserved && !(std::isalnum(static_cast<unsigned char>(op)) || op == '_' || op == '%')) {
+        return false;
+      }
+      // next[j]: some reachable i < j whose run uri[i, j) is allowed (no '/' unless reserved).
+      bool open = false;
+      for (std::size_t j = 1; j <= n; ++j) {
+        open = open || at[j - 1];
+        if (!reserved && uri[j - 1] == '/') open = false;
+        next[j] = open;
+      }
+      tmpl.remove_prefix(close + 1);
+    }
+    at.swap(next);
   }
-  const std::size_t close = tmpl.find('}');
-  if (close == std::string_view::npos || close < 2) return false;
-  const char op = tmpl[1];
-  const bool reserved = op == '+' || op == '#';
-  if (!reserved && !(std::isalnum(static_cast<unsigned char>(op)) || op == '_' || op == '%')) {
-    return false;
-  }
-  const std::string_view rest = tmpl.substr(close + 1);
-  // At least one character for the variable; the longest run first, then shorter ones.
-  std::size_t run = 0;
-  while (run < uri.size() && (reserved || uri[run] != '/')) ++run;
-  for (std::size_t take = run; take >= 1; --take) {
-    if (uri_template_matches(rest, uri.substr(take))) return true;
-  }
-  return false;
+  return at[n];
 }
 
 }  // namespace
