@@ -32,6 +32,7 @@
 #include "mcprt/platform/executor.hpp"
 #include "mcprt/platform/logger.hpp"
 #include "mcprt/result.hpp"
+#include "mcprt/tool_search.hpp"
 #include "mcprt/tools.hpp"
 
 namespace mcprt {
@@ -113,12 +114,56 @@ class ProxyMcpTool final : public Tool {
   std::weak_ptr<McpManager> parent_;
 };
 
+// --- Tool search (SPEC §16) ---------------------------------------------------------------
+// When active, the session registers only the *loaded* MCP tools and the meta-tool
+// `mcp_tool_search`; the other MCP tools are deferred (see tool_search.hpp). A tool is
+// loaded when:
+//   - a search found it (`mcp_tool_search`, or load_tools): it stays for the conversation
+//     (until reset_loaded_tools), across refreshes and reconnects;
+//   - its server's config says `alwaysLoad: true`, or its definition's
+//     `_meta["anthropic/alwaysLoad"]` is true;
+//   - its server's `instructions` name it (its raw or full name, as a whole word);
+//   - the model calls it by name: the registry resolves the deferred name, loads and calls.
+// Each session, a child included, has its own loaded set. The index is rebuilt on every
+// tools-changed event (late servers, list_changed, reconnects), and works from the cached
+// tools before any server has connected.
+
+enum class ToolSearchMode {
+  automatic,  // active while the MCP tools are more than auto_tool_threshold, or their
+              // definitions more than auto_token_budget estimated tokens
+  on,
+  off,
+};
+
+struct ToolSearchOptions {
+  ToolSearchMode mode = ToolSearchMode::automatic;
+  std::size_t auto_tool_threshold = 30;
+  std::size_t auto_token_budget = 0;  // 0 = the tool count alone decides
+};
+
+// "auto" | "on" | "off" (also true/false words: "true", "false"); invalid_argument otherwise.
+Result<ToolSearchMode> parse_tool_search_mode(std::string_view text);
+const char* to_string(ToolSearchMode mode);
+
+// A tool as the catalog shows it: its name, server and one-line summary (≤ 200 bytes).
+struct ToolCatalogEntry {
+  std::string name;
+  std::string server;
+  std::string summary;
+  bool loaded = false;  // registered now (loaded, always loaded, or search inactive)
+};
+
+// A rough token count of a tool's definition as a model receives it (name, description,
+// input schema): bytes / 4, rounded up.
+std::size_t estimate_tool_tokens(const McpToolInfo& info);
+
 // Binds a ToolRegistry to a manager: the registry's MCP part follows the manager's tools.
 // The registry, the logger (may be null) and the manager's executor must outlive it.
 // Destroying the session removes its listener; the registry keeps the last tools.
 class McpSession {
  public:
-  explicit McpSession(ToolRegistry& registry, Logger* logger = nullptr);
+  explicit McpSession(ToolRegistry& registry, Logger* logger = nullptr,
+                      ToolSearchOptions tool_search = {});
   ~McpSession();
   McpSession(const McpSession&) = delete;
   McpSession& operator=(const McpSession&) = delete;
@@ -147,6 +192,25 @@ class McpSession {
   // is destroyed, the child's proxies fail with a clear error.
   std::unique_ptr<McpSession> make_child(ToolRegistry& child_registry) const;
   bool is_child() const { return child_; }
+
+  // Tool search (above). set_tool_search re-evaluates at once. A child starts with its
+  // parent's options and an empty loaded set.
+  void set_tool_search(ToolSearchOptions options);
+  const ToolSearchOptions& tool_search_options() const;
+  bool tool_search_active() const;
+  // Every MCP tool of the bound manager, sorted by name, with its summary and whether it
+  // is registered now.
+  std::vector<ToolCatalogEntry> catalog() const;
+  // The deferred tools as lines "<name>: <summary>", for a host's system prompt.
+  std::string catalog_text() const;
+  // The search the meta-tool runs, without loading anything.
+  ToolSearchResult search_tools(std::string_view query, std::size_t limit = 0) const;
+  // Adds MCP tools (full names) to the loaded set; names that are no MCP tool come back.
+  std::vector<std::string> load_tools(const std::vector<std::string>& names);
+  // The loaded set (what searches and calls loaded), sorted.
+  std::vector<std::string> loaded_tools() const;
+  // Empties the loaded set (a new conversation).
+  void reset_loaded_tools();
 
  private:
   ToolRegistry& registry_;
