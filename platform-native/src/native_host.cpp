@@ -134,7 +134,7 @@ struct NativeHost::Impl {
   DiscoveryContext ctx;
   ToolRegistry registry{executor};
   std::shared_ptr<McpManager> manager;
-  McpSession session{registry, &logger};
+  McpSession session{registry, &logger, options.tool_search};
   ResourceToolsBinding resource_tools{registry, options.resource_tools, &logger};
   std::unique_ptr<McpCommandController> commands;
   TrustStore granted_trust;  // what load()'s trust callback granted (recorded or not)

@@ -27,6 +27,8 @@
 //  [x] OAuth (SPEC §13) when the host asks for it: make_auth_storage builds the manager's
 //      AuthStorage (the CLI: an OAuthClient over this host's executor and HTTP client) and
 //      `login` backs `/mcp auth <name>`
+//  [x] tool search (SPEC §16, `tool_search`): the session defers MCP tools behind
+//      mcp_tool_search when there are many
 //  [ ] no background loop thread: the host thread pumps (use executor().start_thread()
 //      and post() instead if you need one — then do not call the blocking helpers)
 //
@@ -81,6 +83,10 @@ struct NativeHostOptions {
   // The model's own access to resources (SPEC §15): mcp_list_resources and
   // mcp_read_resource in registry(), by default while any server offers resources.
   ResourceToolsOptions resource_tools;
+  // Tool search (SPEC §16): by default (automatic) registry() holds the loaded MCP tools
+  // and the meta-tool mcp_tool_search instead of every MCP tool once there are more than
+  // 30 of them; `on` always, `off` never. session() has the catalog and the loaded set.
+  ToolSearchOptions tool_search;
 };
 
 // NativeHost::call's options. The defaults suit a simple agent.
