@@ -351,10 +351,12 @@ int main(int argc, char** argv) {
   std::printf("Tool search quality: %zu tools (%zu real from %zu servers, %zu synthetic), %zu queries\n\n",
               tools.size(), count_tokens(tools, true, real_servers).tools, real_servers.size(),
               tools.size() - count_tokens(tools, true, real_servers).tools, queries.size());
-  std::printf("%-18s %6s | %10s %10s | %10s %10s\n", "queries", "count", "mcprt @1", "mcprt @5", "substr @1", "substr @5");
+  std::printf("%-18s %6s | %10s %10s | %10s %10s | %8s %8s\n", "queries", "count", "mcprt @1", "mcprt @5",
+              "substr @1", "substr @5", "@1 ratio", "@5 ratio");
   for (const auto& [group, r] : recall) {
-    std::printf("%-18s %6d | %9.1f%% %9.1f%% | %9.1f%% %9.1f%%\n", group.c_str(), r.first.total,
-                100 * r.first.r1(), 100 * r.first.r5(), 100 * r.second.r1(), 100 * r.second.r5());
+    std::printf("%-18s %6d | %9.1f%% %9.1f%% | %9.1f%% %9.1f%% | %8s %8s\n", group.c_str(), r.first.total,
+                100 * r.first.r1(), 100 * r.first.r5(), 100 * r.second.r1(), 100 * r.second.r5(),
+                ratio(r.first.r1(), r.second.r1()).c_str(), ratio(r.first.r5(), r.second.r5()).c_str());
   }
 
   // Speed, on the whole catalog and as it grows.
