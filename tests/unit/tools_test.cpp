@@ -472,15 +472,16 @@ TEST_F(ToolFixture, Call_NeverCompletesInsideCallEvenIfTheHostAnswersSynchronous
 }
 
 TEST_F(ToolFixture, Call_AppliesTheOutputCap) {
-  auto tool = live_tool(/*max=*/10);
+  auto tool = live_tool(/*max=*/40);
   Outcome out;
   tool->call(json::object(), {}, out.callback());
   host->calls[0].done(text_result(std::string(100, 'x')));
   ex.run_until_idle();
   ASSERT_TRUE(out.result->ok());
   EXPECT_TRUE(out.ok().truncated);
-  EXPECT_EQ(out.ok().text.substr(0, 10), std::string(10, 'x'));
-  EXPECT_NE(out.ok().text.find("truncated 90 bytes"), std::string::npos);
+  // 40 - 27 (the marker) = 13: 7 bytes of head, 6 of tail.
+  EXPECT_EQ(out.ok().text, std::string(7, 'x') + "\n\xE2\x80\xA6[cut 87 of 100 bytes]\n" +
+                               std::string(6, 'x'));
 }
 
 TEST_F(ToolFixture, Call_CompletesAfterTheToolIsDestroyed) {

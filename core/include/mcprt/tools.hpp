@@ -37,13 +37,19 @@
 namespace mcprt {
 
 inline constexpr std::size_t kDefaultMaxResultBytes = 1024 * 1024;
+// The most a tool's `_meta["anthropic/maxResultSizeChars"]` can raise its cap to.
+inline constexpr std::size_t kMaxToolResultCapOverride = 500000;
 
 struct ToolResult {
   json content = json::array();  // the MCP content blocks, unchanged
   json structured_content;       // null when the server sent none
   bool is_error = false;
   std::string text;              // the rendering for the model (see render_tool_result)
-  bool truncated = false;        // text was cut at max_result_bytes
+  bool truncated = false;        // text was cut to its cap (head and tail kept)
+  std::size_t full_bytes = 0;    // truncated: the size of the full text; else 0
+  // Truncated and kept by the host's ResultSpill (NativeHost: a file in its cache dir):
+  // where the full text is; the marker in `text` names it too.
+  std::optional<std::string> full_text_path;
   // When mcprt made this result from a local error (not connected, timeout, needs_auth,
   // ...: "MCP error: ..."), that error's code, so that a host can act on it (a login);
   // empty for what the server answered.
@@ -133,9 +139,27 @@ struct McpToolInfo {
   bool annotations_trusted = false;
 };
 
+// What a host is told when a result's text is over its tool's cap (SPEC §16). The views
+// are valid during the call only.
+struct ResultSpillRequest {
+  std::string_view server;  // the server's configured name
+  std::string_view tool;    // the server's own tool name (untrusted: sanitize before use)
+  std::string_view name;    // mcp_<server>_<tool>
+  std::string_view text;    // the full rendered text, before the cut
+};
+// Keeps the full text somewhere the user (or the model, with a file tool) can read it and
+// returns where (it is named in the marker), or nullopt when it was not kept (the marker
+// then names no place). Called synchronously on the tool's executor, only for results
+// over their cap. The web build sets none.
+using ResultSpill = std::function<std::optional<std::string>(const ResultSpillRequest& request)>;
+
 struct ToolBuildOptions {
   std::size_t max_tool_name_length = kDefaultMaxToolNameLength;
+  // The cap on a result's text (0 = none); a tool's definition may raise its own cap
+  // (tool_result_cap).
   std::size_t max_result_bytes = kDefaultMaxResultBytes;
+  // Null: results over their cap are cut without keeping the full text anywhere.
+  ResultSpill spill;
   // The host runs MCP tasks (2025-11-25). Off: tools whose `execution.taskSupport` is
   // "required" are left out (listed or cached), because calling one without a task fails
   // with -32601; "optional" and "forbidden" tools stay.
@@ -147,10 +171,23 @@ struct ToolBuildOptions {
 // Whether a raw tool definition says `"execution": {"taskSupport": "required"}`.
 bool requires_task_support(const json& definition);
 
+// The cap on one tool's result text: `configured`, raised (never lowered) by the
+// definition's `_meta["anthropic/maxResultSizeChars"]` to at most
+// kMaxToolResultCapOverride: max(configured, min(meta, 500000)). Only a positive JSON
+// integer counts; anything else (a string, a negative, a fraction, a number too large for
+// 64 bits) is ignored. The key counts characters, the cap counts UTF-8 bytes: the value is
+// used as bytes, which never lets a tool's text be longer than the characters it asked
+// for (each character is at least one byte), and gives text with multi-byte characters
+// fewer. With the default cap (1 MiB) the override changes nothing; it matters to hosts
+// that set a smaller one. `configured` 0 (no cap) stays 0.
+std::size_t tool_result_cap(const json& definition, std::size_t configured);
+
 class McpTool : public Tool {
  public:
+  // `max_result_bytes` is the configured cap (the definition may raise it, see
+  // tool_result_cap); `spill` keeps the full text of results over it (null = not kept).
   McpTool(Executor& executor, McpToolInfo info, std::weak_ptr<McpToolHost> host,
-          std::size_t max_result_bytes);
+          std::size_t max_result_bytes, ResultSpill spill = {});
   const std::string& name() const override { return info_.name; }
   const std::string& description() const override { return info_.description; }
   const json& input_schema() const override { return info_.input_schema; }
@@ -165,7 +202,8 @@ class McpTool : public Tool {
   Executor& executor_;
   McpToolInfo info_;
   std::weak_ptr<McpToolHost> host_;
-  std::size_t max_result_bytes_;
+  std::size_t max_result_bytes_;              // this tool's cap (tool_result_cap)
+  std::shared_ptr<const ResultSpill> spill_;  // null: none (calls share it, not copy it)
 };
 
 class DeferredMcpTool final : public McpTool {
@@ -203,12 +241,28 @@ bool glob_match(std::string_view pattern, std::string_view text);
 
 // A CallToolResult → ToolResult: content and structuredContent kept; text joins text
 // blocks, notes images/audio, shows resources as `[Resource: <uri>]` plus embedded text,
-// resource links likewise; text over max_result_bytes is cut at a UTF-8 boundary with a
-// marker saying how much was dropped ("\n…[truncated N bytes]"; 0 = no cap). When no
-// text block exists, structuredContent (if any) is dumped into the text. A malformed result
-// (not an object, content not an array) becomes an is_error result; a missing content is
-// an empty one.
+// resource links likewise. When no text block exists, structuredContent (if any) is dumped
+// into the text. A malformed result (not an object, content not an array) becomes an
+// is_error result; a missing content is an empty one.
+//
+// Text over max_result_bytes (0 = no cap) keeps its head and its tail, about half each,
+// with one marker between them (cut_result_text): truncated, full_bytes and (when `spill`
+// kept the full text; it is called only then) full_text_path are set. The content blocks
+// are never cut.
 ToolResult render_tool_result(const json& call_result, std::size_t max_result_bytes = kDefaultMaxResultBytes);
+ToolResult render_tool_result(
+    const json& call_result, std::size_t max_result_bytes,
+    const std::function<std::optional<std::string>(std::string_view full_text)>& spill);
+
+// `text` cut to `max_bytes` (0 = no cap; text within the cap is returned as it is):
+//   <head>\n…[cut 1,234,567 of 2,283,143 bytes; the full result is in <path>]\n<tail>
+// (without "; the full result is in …" when `full_text_path` is empty). Head and tail
+// share what the marker leaves of the cap, about half each; both end at UTF-8 boundaries,
+// and at a line boundary when one is within the last (first) tenth of the head (tail): the
+// head then ends before that newline and the tail starts after one. The result is never
+// longer than max_bytes, except when the marker alone is longer: then it is the marker only.
+std::string cut_result_text(std::string_view text, std::size_t max_bytes,
+                            std::string_view full_text_path = {});
 // "MCP error: <message>", is_error.
 ToolResult mcp_error_result(const Error& error);
 

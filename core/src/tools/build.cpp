@@ -88,9 +88,10 @@ std::shared_ptr<McpTool> make_mcp_tool(Executor& executor, const std::string& se
                                        server) != options.trusted_servers.end();
   if (deferred) {
     return std::make_shared<DeferredMcpTool>(executor, std::move(info), host,
-                                             options.max_result_bytes);
+                                             options.max_result_bytes, options.spill);
   }
-  return std::make_shared<McpTool>(executor, std::move(info), host, options.max_result_bytes);
+  return std::make_shared<McpTool>(executor, std::move(info), host, options.max_result_bytes,
+                                   options.spill);
 }
 
 std::vector<SharedJson> share_definitions(std::vector<json> definitions) {

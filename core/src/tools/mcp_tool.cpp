@@ -12,6 +12,10 @@
 // schema the validator cannot use (a $ref that does not resolve, a keyword of the wrong
 // type, an unsupported pattern) does not fail the calls: they pass unchecked, and
 // check_json_schema (mcprt/json_schema.hpp) is what the tool's lister can warn with.
+//
+// Output caps (SPEC §16): the text is cut to the tool's cap (tool_result_cap: the
+// configured one, raised by the definition's _meta); over it, the host's ResultSpill is
+// handed the full text first, so the marker can name where it went.
 
 #include <memory>
 #include <optional>
@@ -108,6 +112,18 @@ ToolResult check_output_schema(ToolResult result, const std::string& server,
   return failed;
 }
 
+// The result's rendering under the tool's cap, the full text offered to `spill` (may be
+// null) when it is over.
+ToolResult render_capped(const json& call_result, std::size_t max_result_bytes,
+                         const std::shared_ptr<const ResultSpill>& spill, const std::string& server,
+                         const std::string& raw_tool, const std::string& name) {
+  if (!spill || !*spill) return render_tool_result(call_result, max_result_bytes);
+  return render_tool_result(call_result, max_result_bytes,
+                            [&](std::string_view text) -> std::optional<std::string> {
+                              return (*spill)(ResultSpillRequest{server, raw_tool, name, text});
+                            });
+}
+
 void post_result(Executor& executor, ToolDone done, Result<ToolResult> result) {
   executor.post([done = std::move(done), result = std::move(result)]() mutable {
     if (done) done(std::move(result));
@@ -117,9 +133,10 @@ void post_result(Executor& executor, ToolDone done, Result<ToolResult> result) {
 // The live call; shared by McpTool::call and the second stage of DeferredMcpTool::call.
 // Captures values only, so the tool object may be destroyed while the call runs.
 void start_call(Executor& executor, const std::string& server, const std::string& raw_tool,
-                const SharedJson& definition, const std::weak_ptr<McpToolHost>& weak_host,
-                std::size_t max_result_bytes, json arguments, ToolCallOptions options,
-                ToolDone done) {
+                const std::string& name, const SharedJson& definition,
+                const std::weak_ptr<McpToolHost>& weak_host, std::size_t max_result_bytes,
+                const std::shared_ptr<const ResultSpill>& spill, json arguments,
+                ToolCallOptions options, ToolDone done) {
   if (options.signal.aborted()) {
     post_result(executor, std::move(done), aborted_error(server, raw_tool, options.signal));
     return;
@@ -137,15 +154,16 @@ void start_call(Executor& executor, const std::string& server, const std::string
   call.on_progress = std::move(options.on_progress);
   host->call_tool(
       server, raw_tool, std::move(arguments), std::move(call),
-      [once, server, raw_tool, definition, max_result_bytes](Result<json> r) {
+      [once, server, raw_tool, name, definition, max_result_bytes, spill](Result<json> r) {
         if (once->finished) return;
         if (once->signal.aborted()) {
           once->finish(aborted_error(server, raw_tool, once->signal), false);
         } else if (!r) {
           once->finish(mcp_error_result(r.error()), false);
         } else {
-          once->finish(check_output_schema(render_tool_result(*r, max_result_bytes), server,
-                                           raw_tool, definition),
+          once->finish(check_output_schema(
+                           render_capped(*r, max_result_bytes, spill, server, raw_tool, name),
+                           server, raw_tool, definition),
                        false);
         }
       });
@@ -155,19 +173,20 @@ void start_call(Executor& executor, const std::string& server, const std::string
 }  // namespace
 
 McpTool::McpTool(Executor& executor, McpToolInfo info, std::weak_ptr<McpToolHost> host,
-                 std::size_t max_result_bytes)
+                 std::size_t max_result_bytes, ResultSpill spill)
     : executor_(executor),
       info_(std::move(info)),
       host_(std::move(host)),
-      max_result_bytes_(max_result_bytes) {}
+      max_result_bytes_(tool_result_cap(info_.definition, max_result_bytes)),
+      spill_(spill ? std::make_shared<const ResultSpill>(std::move(spill)) : nullptr) {}
 
 void McpTool::call(json arguments, ToolCallOptions options, ToolDone done) {
   call_now(std::move(arguments), std::move(options), std::move(done));
 }
 
 void McpTool::call_now(json arguments, ToolCallOptions options, ToolDone done) {
-  start_call(executor_, info_.server, info_.raw_name, info_.definition,
-             host_, max_result_bytes_, std::move(arguments), std::move(options), std::move(done));
+  start_call(executor_, info_.server, info_.raw_name, info_.name, info_.definition, host_,
+             max_result_bytes_, spill_, std::move(arguments), std::move(options), std::move(done));
 }
 
 void DeferredMcpTool::call(json arguments, ToolCallOptions options, ToolDone done) {
@@ -189,10 +208,9 @@ void DeferredMcpTool::call(json arguments, ToolCallOptions options, ToolDone don
   // Stage 2 needs the call's inputs after the wait; they travel in the continuation.
   host->wait_for_connection(
       server, signal,
-      [once, &executor = executor_, server, raw_tool, definition = info_.definition,
-       weak_host = host_,
-       max = max_result_bytes_, arguments = std::move(arguments),
-       options = std::move(options)](Status s) mutable {
+      [once, &executor = executor_, server, raw_tool, name = info_.name,
+       definition = info_.definition, weak_host = host_, max = max_result_bytes_, spill = spill_,
+       arguments = std::move(arguments), options = std::move(options)](Status s) mutable {
         if (once->finished) return;
         if (once->signal.aborted()) {
           once->finish(aborted_error(server, raw_tool, once->signal), false);
@@ -215,15 +233,15 @@ void DeferredMcpTool::call(json arguments, ToolCallOptions options, ToolDone don
         if (once->starting) {
           // A host that reported "connected" synchronously: still start the call later,
           // so the caller's callback can never run inside call().
-          executor.post([&executor, server, raw_tool, definition, weak_host, max,
+          executor.post([&executor, server, raw_tool, name, definition, weak_host, max, spill,
                          arguments = std::move(arguments), options = std::move(options),
                          d = std::move(d)]() mutable {
-            start_call(executor, server, raw_tool, definition, weak_host, max,
+            start_call(executor, server, raw_tool, name, definition, weak_host, max, spill,
                        std::move(arguments), std::move(options), std::move(d));
           });
           return;
         }
-        start_call(executor, server, raw_tool, definition, weak_host, max,
+        start_call(executor, server, raw_tool, name, definition, weak_host, max, spill,
                    std::move(arguments), std::move(options), std::move(d));
       });
   once->starting = false;

@@ -1,6 +1,10 @@
-// CallToolResult → ToolResult (SPEC §6 "Results", "Output cap"). The content blocks and
-// structuredContent are kept as sent; `text` is what the model reads.
+// CallToolResult → ToolResult (SPEC §6 "Results", "Output cap"; SPEC §16 "Output caps").
+// The content blocks and structuredContent are kept as sent; `text` is what the model
+// reads, cut to the tool's cap keeping its head and its tail (tool_result_cap,
+// cut_result_text).
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -64,6 +68,31 @@ std::string render_block(const json& block, bool& had_text) {
   return "[Unsupported content block: " + *type + "]";
 }
 
+// 1234567 → "1,234,567".
+std::string with_thousands(std::size_t n) {
+  std::string digits = std::to_string(n);
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string cut_marker(std::size_t cut, std::size_t total, std::string_view path) {
+  std::string m =
+      "\n\xE2\x80\xA6[cut " + with_thousands(cut) + " of " + with_thousands(total) + " bytes";
+  if (!path.empty()) {
+    m += "; the full result is in ";
+    m += path;
+  }
+  m += "]\n";
+  return m;
+}
+
+bool is_utf8_continuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+
 ToolResult malformed(const std::string& why) {
   ToolResult r;
   r.is_error = true;
@@ -75,7 +104,64 @@ ToolResult malformed(const std::string& why) {
 
 }  // namespace
 
+std::size_t tool_result_cap(const json& definition, std::size_t configured) {
+  if (configured == 0 || !definition.is_object()) return configured;
+  auto meta = definition.find("_meta");
+  if (meta == definition.end() || !meta->is_object()) return configured;
+  auto value = meta->find("anthropic/maxResultSizeChars");
+  if (value == meta->end()) return configured;
+  // nlohmann keeps a non-negative integer as unsigned, a negative one as signed, and one
+  // too large for 64 bits (or with a fraction or an exponent) as a double: only the first
+  // two are integers here.
+  std::uint64_t asked = 0;
+  if (value->is_number_unsigned()) {
+    asked = value->get<std::uint64_t>();
+  } else if (value->is_number_integer() && value->get<std::int64_t>() > 0) {
+    asked = static_cast<std::uint64_t>(value->get<std::int64_t>());
+  }
+  if (asked == 0) return configured;
+  const auto raised =
+      static_cast<std::size_t>(std::min<std::uint64_t>(asked, kMaxToolResultCapOverride));
+  return std::max(configured, raised);
+}
+
+std::string cut_result_text(std::string_view text, std::size_t max_bytes,
+                            std::string_view full_text_path) {
+  if (max_bytes == 0 || text.size() <= max_bytes) return std::string(text);
+  const std::size_t total = text.size();
+  // The marker is sized for the largest count it can show (everything cut), so the text
+  // the cut keeps never pushes it over the cap.
+  std::string widest = cut_marker(total, total, full_text_path);
+  if (widest.size() >= max_bytes) return widest;
+  const std::size_t budget = max_bytes - widest.size();
+
+  std::size_t head = detail::utf8_prefix(text, budget - budget / 2).size();
+  if (const std::size_t window = head / 10; window > 0) {
+    const std::size_t nl = text.substr(0, head).rfind('\n');
+    if (nl != std::string_view::npos && nl >= head - window) head = nl;
+  }
+  std::size_t tail = total - budget / 2;
+  for (int i = 0; i < 3 && tail < total && is_utf8_continuation(text[tail]); ++i) ++tail;
+  if (const std::size_t window = (total - tail) / 10; window > 0) {
+    const std::size_t nl = text.find('\n', tail);
+    if (nl != std::string_view::npos && nl < tail + window) tail = nl + 1;
+  }
+
+  std::string out;
+  out.reserve(max_bytes);
+  out.append(text.substr(0, head));
+  out += cut_marker(tail - head, total, full_text_path);
+  out.append(text.substr(tail));
+  return out;
+}
+
 ToolResult render_tool_result(const json& call_result, std::size_t max_result_bytes) {
+  return render_tool_result(call_result, max_result_bytes, nullptr);
+}
+
+ToolResult render_tool_result(
+    const json& call_result, std::size_t max_result_bytes,
+    const std::function<std::optional<std::string>(std::string_view full_text)>& spill) {
   if (!call_result.is_object()) return malformed("expected an object");
   ToolResult r;
   if (auto it = call_result.find("content"); it != call_result.end()) {
@@ -106,11 +192,16 @@ ToolResult render_tool_result(const json& call_result, std::size_t max_result_by
   }
 
   if (max_result_bytes > 0 && text.size() > max_result_bytes) {
-    std::string_view kept = detail::utf8_prefix(text, max_result_bytes);
-    const std::size_t dropped = text.size() - kept.size();
-    text.resize(kept.size());
-    text += "\n\xE2\x80\xA6[truncated " + std::to_string(dropped) + " bytes]";
     r.truncated = true;
+    r.full_bytes = text.size();
+    if (spill) {
+      r.full_text_path = spill(text);
+      if (r.full_text_path && r.full_text_path->empty()) r.full_text_path.reset();
+    }
+    r.text = cut_result_text(
+        text, max_result_bytes,
+        r.full_text_path ? std::string_view(*r.full_text_path) : std::string_view());
+    return r;
   }
   r.text = std::move(text);
   return r;
