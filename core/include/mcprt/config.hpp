@@ -109,6 +109,9 @@ struct ServerConfig {
   std::optional<long long> tool_timeout_ms;  // per tools/call; 0 = none; unset = default
   std::vector<std::string> include_tools;    // names or '*' globs; empty = all
   std::vector<std::string> exclude_tools;    // exclude wins over include
+  // Tool search (SPEC §16): `alwaysLoad: true` (or Copilot's `deferTools: "never"`) keeps
+  // this server's tools loaded when the session defers the others.
+  bool always_load = false;
   ReconnectPolicy reconnect;
   // The wire (SPEC §14): "auto", "2026-07-28", "legacy" or a 2025-era version; empty =
   // the host's default (auto).

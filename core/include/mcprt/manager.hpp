@@ -209,6 +209,12 @@ class McpManager {
   // Always sorted by name.
   const std::vector<std::shared_ptr<McpTool>>& tools() const;
   std::shared_ptr<McpTool> find_tool(const std::string& name) const;
+  // The server's `instructions` (from its initialize result, or its cache entry before it
+  // connects); empty when it gave none or is unknown. Untrusted server text.
+  std::string instructions(const std::string& name) const;
+  // The server's config as the manager runs it; null when unknown. Valid until the
+  // manager's next change of its servers (connect_servers, reload, disconnect).
+  const ServerConfig* server_config(const std::string& name) const;
   // The live session, or null.
   std::shared_ptr<ClientSession> connection(const std::string& name) const;
 

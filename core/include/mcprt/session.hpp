@@ -78,6 +78,11 @@ class ToolRegistry {
   std::uint64_t on_changed(std::function<void()> listener);
   void remove_listener(std::uint64_t id);
 
+  // A name that is not registered is offered to the resolver before call() answers
+  // "Unknown tool" (a tool-search session loads a deferred tool this way). One resolver;
+  // an empty function removes it.
+  void set_resolver(std::function<ToolPtr(const std::string& name)> resolver);
+
   Executor& executor() const { return executor_; }
 
  private:
@@ -93,6 +98,7 @@ class ToolRegistry {
   std::uint64_t generation_ = 0;
   std::uint64_t next_listener_ = 1;
   std::map<std::uint64_t, std::function<void()>> listeners_;
+  std::function<ToolPtr(const std::string&)> resolver_;
 };
 
 // A tool of a child session: calls the parent manager's *current* tool for the same
@@ -213,6 +219,11 @@ class McpSession {
   void reset_loaded_tools();
 
  private:
+  struct Search;  // the tool-search state (mcp_session.cpp)
+  std::shared_ptr<McpManager> source_manager() const;
+  void install_search_tool(bool active);
+  ToolResult run_tool_search(const std::string& query, std::size_t limit);
+
   ToolRegistry& registry_;
   Logger* logger_;
   std::shared_ptr<McpManager> manager_;  // a child holds no strong reference (see below)
@@ -220,6 +231,7 @@ class McpSession {
   bool child_ = false;
   std::uint64_t listener_ = 0;
   std::shared_ptr<bool> alive_ = std::make_shared<bool>(true);
+  std::unique_ptr<Search> search_;
 };
 
 // --- Resource tools (SPEC §15) -----------------------------------------------------------

@@ -454,6 +454,15 @@ Result<ServerConfig> parse_server_entry(std::string name, const json& entry,
   cfg.tool_timeout_ms = r.number("toolTimeout", "milliseconds");
   cfg.include_tools = r.string_array("includeTools");
   cfg.exclude_tools = r.string_array("excludeTools");
+  if (auto v = r.flag("alwaysLoad")) cfg.always_load = *v;
+  if (auto v = r.string("deferTools")) {  // Copilot's spelling of the same switch
+    if (*v == "never") {
+      cfg.always_load = true;
+    } else if (*v != "auto" && warnings) {
+      warnings->push_back(prefix + "unknown \"deferTools\" \"" + *v +
+                          "\" ignored (only \"auto\" and \"never\" are known)");
+    }
+  }
   read_reconnect(field(entry, "reconnect"), cfg.reconnect, r.problems);
   if (auto v = r.string("protocol")) {
     if (is_known_protocol(*v)) {

@@ -1038,6 +1038,16 @@ ConnectionStatus McpManager::connection_status(const std::string& name) const {
   return s ? s->status() : ConnectionStatus::disconnected;
 }
 
+std::string McpManager::instructions(const std::string& name) const {
+  const auto* s = impl_->find(name);
+  return s ? s->instructions() : std::string();
+}
+
+const ServerConfig* McpManager::server_config(const std::string& name) const {
+  const auto* s = impl_->find(name);
+  return s ? &s->config() : nullptr;
+}
+
 std::optional<ServerState> McpManager::server_state(const std::string& name) const {
   if (const auto* s = impl_->find(name)) return impl_->state_of(*s);
   auto row = impl_->disconnected_rows.find(name);

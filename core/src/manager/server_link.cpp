@@ -399,6 +399,12 @@ void ServerLink::on_connected(std::uint64_t attempt, Result<std::shared_ptr<Clie
   server_info_ = json_object({{"protocolVersion", session_->server().protocol_version},
                   {"serverInfo", session_->server().server_info},
                   {"capabilities", session_->server().capabilities}});
+  if (!session_->server().instructions.empty()) {
+    server_info_["instructions"] = session_->server().instructions;
+  } else if (session_->server().era_source == "prior" && cached_server_info_.is_object()) {
+    auto cached = cached_server_info_.find("instructions");
+    if (cached != cached_server_info_.end() && cached->is_string()) server_info_["instructions"] = *cached;
+  }
   if (session_->server().era_source == "prior" && cached_server_info_.is_object()) {
     // Connected under the stored verdict, so nothing was asked: keep what the entry knew.
     for (const char* key : {"serverInfo", "capabilities"}) {
@@ -840,6 +846,15 @@ void ServerLink::shut_down() {
   stop_catalog_listing();
   session_.reset();
   attempt_done_.clear();
+}
+
+std::string ServerLink::instructions() const {
+  for (const json* info : {&server_info_, &cached_server_info_}) {
+    if (!info->is_object()) continue;
+    auto it = info->find("instructions");
+    if (it != info->end() && it->is_string()) return it->get<std::string>();
+  }
+  return {};
 }
 
 }  // namespace mcprt::detail

@@ -109,6 +109,9 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   bool circuit_open() const { return circuit_open_; }
   // Live session (stage ready), else null.
   const std::shared_ptr<ClientSession>& session() const { return session_; }
+  // The server's `instructions` (SPEC §16): the live connection's, else the cache entry's;
+  // empty when it gave none.
+  std::string instructions() const;
   // Connected, or a connect / list / retry is in flight or scheduled.
   bool pending() const { return stage_ != Stage::idle || phase_ == ServerPhase::reconnecting; }
   ConnectionStatus status() const;

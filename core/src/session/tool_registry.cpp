@@ -140,6 +140,7 @@ std::vector<std::string> ToolRegistry::mcp_conflicts() const {
 void ToolRegistry::call(const std::string& name, json arguments, ToolCallOptions options,
                         ToolDone done) {
   ToolPtr tool = find(name);
+  if (!tool && resolver_) tool = resolver_(name);
   if (!tool) {
     executor_.post([name, done = std::move(done)] {
       ToolResult r;
@@ -160,6 +161,10 @@ std::uint64_t ToolRegistry::on_changed(std::function<void()> listener) {
 }
 
 void ToolRegistry::remove_listener(std::uint64_t id) { listeners_.erase(id); }
+
+void ToolRegistry::set_resolver(std::function<ToolPtr(const std::string& name)> resolver) {
+  resolver_ = std::move(resolver);
+}
 
 void ToolRegistry::changed() {
   ++generation_;

@@ -1,0 +1,405 @@
+// The tool search index (SPEC §16): tiers of name matches, then BM25 over weighted fields.
+// See tool_search.hpp for the rules.
+
+#include "mcprt/tool_search.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <unordered_map>
+#include <utility>
+
+#include "framing/utf8.hpp"
+
+namespace mcprt {
+namespace {
+
+// Server text is bounded before it is tokenised: a description of megabytes costs the
+// index no more than its first 8 KiB (a real description is a few hundred bytes).
+constexpr std::size_t kIndexedFieldMaxBytes = 8 * 1024;
+constexpr std::size_t kIndexedPropertiesMax = 64;
+constexpr double kBm25K1 = 1.2;
+constexpr double kBm25B = 0.75;
+
+bool is_ascii_upper(char c) { return c >= 'A' && c <= 'Z'; }
+bool is_ascii_lower(char c) { return c >= 'a' && c <= 'z'; }
+bool is_ascii_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_word_byte(char c) {
+  return is_ascii_upper(c) || is_ascii_lower(c) || is_ascii_digit(c) ||
+         static_cast<unsigned char>(c) >= 0x80;  // inside a UTF-8 sequence: part of a word
+}
+char ascii_lower(char c) { return is_ascii_upper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
+
+std::string lowercase(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Plurals to their singular, enough for tool vocabulary: files → file, directories →
+// directory, matches → match; "status", "process", "analysis" stay.
+std::string singular(std::string word) {
+  if (word.size() > 4 && ends_with(word, "ies")) {
+    word.resize(word.size() - 3);
+    return word + "y";
+  }
+  if (word.size() > 4 && (ends_with(word, "sses") || ends_with(word, "shes") ||
+                          ends_with(word, "ches") || ends_with(word, "xes"))) {
+    word.resize(word.size() - 2);
+    return word;
+  }
+  if (word.size() > 3 && word.back() == 's' && !ends_with(word, "ss") && !ends_with(word, "us") &&
+      !ends_with(word, "is")) {
+    word.pop_back();
+  }
+  return word;
+}
+
+bool is_stop_word(const std::string& w) {
+  static const char* const kStop[] = {"a",    "an",   "and", "are",  "as",   "at",   "be",
+                                      "by",   "can",  "do",  "for",  "from", "i",    "in",
+                                      "into", "is",   "it",  "its",  "me",   "my",   "of",
+                                      "on",   "or",   "our", "that", "the",  "this", "to",
+                                      "use",  "want", "we",  "with", "you",  "your"};
+  for (const char* s : kStop) {
+    if (w == s) return true;
+  }
+  return false;
+}
+
+// Splits `text` into raw words: runs of word bytes, broken at camelCase humps
+// ("readFile" → read, File; "HTTPServer" → HTTP, Server).
+template <class Emit>
+void split_words(std::string_view text, Emit&& emit) {
+  std::size_t i = 0;
+  while (i < text.size()) {
+    while (i < text.size() && !is_word_byte(text[i])) ++i;
+    std::size_t start = i;
+    while (i < text.size() && is_word_byte(text[i])) {
+      if (i > start) {
+        const char prev = text[i - 1];
+        const char cur = text[i];
+        const bool hump = (is_ascii_lower(prev) || is_ascii_digit(prev)) && is_ascii_upper(cur);
+        const bool acronym_end = is_ascii_upper(prev) && is_ascii_upper(cur) &&
+                                 i + 1 < text.size() && is_ascii_lower(text[i + 1]);
+        if (hump || acronym_end) {
+          emit(text.substr(start, i - start));
+          start = i;
+        }
+      }
+      ++i;
+    }
+    if (i > start) emit(text.substr(start, i - start));
+  }
+}
+
+std::vector<std::string> terms_of(std::string_view text, std::size_t max_bytes) {
+  std::vector<std::string> out;
+  split_words(detail::utf8_prefix(text, max_bytes), [&](std::string_view w) {
+    std::string word = lowercase(w);
+    if (is_stop_word(word)) return;
+    out.push_back(singular(std::move(word)));
+  });
+  return out;
+}
+
+const std::string* string_member(const json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+}
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0;
+  std::size_t e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\n' || s[b] == '\r')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\n' || s[e - 1] == '\r')) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+// The query with spaces and '-' read as '_' (runs collapsed), lowercased: how a model
+// writes a tool name it half remembers ("read file", "read-file").
+std::string name_form(std::string_view query) {
+  std::string out;
+  for (char c : trim(query)) {
+    const char n = (c == ' ' || c == '-' || c == '\t') ? '_' : ascii_lower(c);
+    if (n == '_' && !out.empty() && out.back() == '_') continue;
+    out.push_back(n);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string summarize_description(std::string_view description, std::size_t max_bytes) {
+  static constexpr std::string_view kEllipsis = "\xE2\x80\xA6";
+  // Whitespace runs become one space; stop copying once past the cap.
+  std::string flat;
+  bool space = false;
+  for (char c : description) {
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      space = !flat.empty();
+      continue;
+    }
+    if (space) flat.push_back(' ');
+    space = false;
+    flat.push_back(c);
+    if (flat.size() > max_bytes) break;
+  }
+  if (flat.size() <= max_bytes) return flat;
+  if (max_bytes <= kEllipsis.size()) return std::string(detail::utf8_prefix(flat, max_bytes));
+  const std::size_t budget = max_bytes - kEllipsis.size();
+  std::string_view kept = detail::utf8_prefix(flat, budget);
+  if (kept.size() < flat.size() && flat[kept.size()] != ' ') {
+    // The cut falls inside a word: back off to the last space, unless the word is all
+    // there is.
+    const std::size_t last_space = kept.rfind(' ');
+    if (last_space != std::string_view::npos && last_space > 0) kept = kept.substr(0, last_space);
+  }
+  while (!kept.empty() && (kept.back() == ' ' || kept.back() == ',' || kept.back() == ';' ||
+                           kept.back() == ':')) {
+    kept.remove_suffix(1);
+  }
+  return std::string(kept) + std::string(kEllipsis);
+}
+
+std::vector<std::string> search_terms(std::string_view text) {
+  return terms_of(text, text.size());
+}
+
+ToolSearchDocument search_document(const McpToolInfo& info) {
+  ToolSearchDocument doc;
+  doc.name = info.name;
+  doc.raw_name = info.raw_name;
+  doc.server = info.server;
+  doc.description = info.description;
+  const json& def = info.definition.get();
+  if (const std::string* title = string_member(def, "title")) {
+    doc.title = *title;
+  } else if (auto ann = def.is_object() ? def.find("annotations") : def.end();
+             def.is_object() && ann != def.end()) {
+    if (const std::string* t = string_member(*ann, "title")) doc.title = *t;
+  }
+  const json& schema = info.input_schema.get();
+  if (schema.is_object()) {
+    auto props = schema.find("properties");
+    if (props != schema.end() && props->is_object()) {
+      for (auto it = props->begin(); it != props->end() && doc.properties.size() < kIndexedPropertiesMax;
+           ++it) {
+        doc.properties.push_back(it.key());
+      }
+    }
+  }
+  return doc;
+}
+
+struct ToolSearchIndex::Impl {
+  struct Doc {
+    std::string name;
+    std::string name_lower;
+    std::string raw_lower;
+    std::string label_lower;  // server/tool
+    std::vector<std::string> name_terms;  // the full name's terms, for +term
+    double length = 0;                    // weighted length
+  };
+  struct Posting {
+    std::size_t doc;
+    double weighted_tf;
+  };
+  std::vector<Doc> docs;
+  std::unordered_map<std::string, std::size_t> term_ids;
+  std::vector<std::vector<Posting>> postings;
+  std::unordered_map<std::string, std::size_t> by_name;  // exact full name → doc
+  double average_length = 0;
+
+  void build(std::vector<ToolSearchDocument> documents) {
+    docs.clear();
+    term_ids.clear();
+    postings.clear();
+    by_name.clear();
+    std::sort(documents.begin(), documents.end(),
+              [](const ToolSearchDocument& a, const ToolSearchDocument& b) { return a.name < b.name; });
+    documents.erase(std::unique(documents.begin(), documents.end(),
+                                [](const auto& a, const auto& b) { return a.name == b.name; }),
+                    documents.end());
+    docs.reserve(documents.size());
+    double total_length = 0;
+    std::unordered_map<std::size_t, double> tf;  // term id → weighted frequency, per doc
+    for (std::size_t d = 0; d < documents.size(); ++d) {
+      const ToolSearchDocument& src = documents[d];
+      Doc doc;
+      doc.name = src.name;
+      doc.name_lower = lowercase(src.name);
+      doc.raw_lower = lowercase(src.raw_name);
+      doc.label_lower = lowercase(src.server + "/" + src.raw_name);
+      doc.name_terms = terms_of(src.name, kIndexedFieldMaxBytes);
+      tf.clear();
+      auto add_field = [&](std::string_view text, double weight) {
+        for (std::string& term : terms_of(text, kIndexedFieldMaxBytes)) {
+          auto [it, inserted] = term_ids.try_emplace(std::move(term), postings.size());
+          if (inserted) postings.emplace_back();
+          tf[it->second] += weight;
+          doc.length += weight;
+        }
+      };
+      add_field(src.raw_name, kFieldWeightName);
+      add_field(src.title, kFieldWeightTitle);
+      add_field(src.server, kFieldWeightServer);
+      add_field(src.description, kFieldWeightDescription);
+      for (const std::string& p : src.properties) add_field(p, kFieldWeightProperties);
+      for (const auto& [term, freq] : tf) postings[term].push_back({d, freq});
+      total_length += doc.length;
+      by_name.emplace(src.name, d);
+      docs.push_back(std::move(doc));
+    }
+    average_length = docs.empty() ? 0 : total_length / static_cast<double>(docs.size());
+  }
+
+  double idf(std::size_t df) const {
+    const double n = static_cast<double>(docs.size());
+    return std::log(1.0 + (n - static_cast<double>(df) + 0.5) / (static_cast<double>(df) + 0.5));
+  }
+
+  ToolSearchResult select(std::string_view list) const {
+    ToolSearchResult out;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+      std::size_t comma = list.find(',', start);
+      if (comma == std::string_view::npos) comma = list.size();
+      const std::string wanted = trim(list.substr(start, comma - start));
+      start = comma + 1;
+      if (wanted.empty()) continue;
+      std::optional<std::size_t> found;
+      if (auto it = by_name.find(wanted); it != by_name.end()) {
+        found = it->second;
+      } else {
+        const std::string lower = lowercase(wanted);
+        for (std::size_t d = 0; d < docs.size() && !found; ++d) {
+          if (docs[d].name_lower == lower || docs[d].label_lower == lower) found = d;
+        }
+      }
+      if (!found) {
+        out.not_found.push_back(wanted);
+        continue;
+      }
+      const bool seen = std::any_of(out.hits.begin(), out.hits.end(),
+                                    [&](const ToolSearchHit& h) { return h.name == docs[*found].name; });
+      if (!seen) out.hits.push_back({docs[*found].name, 0, ToolSearchMatch::selected});
+    }
+    return out;
+  }
+
+  ToolSearchResult search(std::string_view query, std::size_t limit) const {
+    const std::string q = trim(query);
+    if (q.rfind("select:", 0) == 0) return select(std::string_view(q).substr(7));
+    if (limit == 0) limit = kToolSearchDefaultLimit;
+    limit = std::min(limit, kToolSearchMaxLimit);
+    ToolSearchResult out;
+    if (q.empty() || docs.empty()) return out;
+
+    // +term: required in the name. The other words are the keywords.
+    std::vector<std::string> required;
+    std::string keywords;
+    std::string plain;  // the query without the '+' marks, for the name tiers
+    for (std::size_t i = 0; i < q.size();) {
+      std::size_t end = q.find(' ', i);
+      if (end == std::string::npos) end = q.size();
+      std::string_view word = std::string_view(q).substr(i, end - i);
+      if (word.size() > 1 && word.front() == '+') {
+        for (std::string& t : terms_of(word.substr(1), word.size())) required.push_back(std::move(t));
+        word.remove_prefix(1);
+      }
+      keywords.append(word).push_back(' ');
+      plain.append(word).push_back(' ');
+      i = end + 1;
+    }
+    const std::string lower = lowercase(trim(plain));
+    const std::string as_name = name_form(plain);
+
+    std::vector<double> scores(docs.size(), 0.0);
+    std::vector<std::string> terms = terms_of(keywords, keywords.size());
+    std::sort(terms.begin(), terms.end());
+    terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
+    for (const std::string& term : terms) {
+      auto it = term_ids.find(term);
+      if (it == term_ids.end()) continue;
+      const auto& list = postings[it->second];
+      const double w = idf(list.size());
+      for (const Posting& p : list) {
+        const double norm = kBm25K1 * (1.0 - kBm25B + kBm25B * docs[p.doc].length /
+                                                           std::max(average_length, 1e-9));
+        scores[p.doc] += w * p.weighted_tf * (kBm25K1 + 1.0) / (p.weighted_tf + norm);
+      }
+    }
+
+    struct Ranked {
+      std::size_t doc;
+      int tier;  // 0 exact name, 1 name substring, 2 keywords
+      double score;
+    };
+    std::vector<Ranked> ranked;
+    for (std::size_t d = 0; d < docs.size(); ++d) {
+      const Doc& doc = docs[d];
+      if (!required.empty()) {
+        const bool all = std::all_of(required.begin(), required.end(), [&](const std::string& t) {
+          return std::find(doc.name_terms.begin(), doc.name_terms.end(), t) != doc.name_terms.end();
+        });
+        if (!all) continue;
+      }
+      int tier = 2;
+      if (lower == doc.name_lower || lower == doc.raw_lower || lower == doc.label_lower) {
+        tier = 0;
+      } else if (as_name.size() >= 3 && doc.name_lower.find(as_name) != std::string::npos) {
+        tier = 1;
+      } else if (scores[d] <= 0) {
+        continue;
+      }
+      ranked.push_back({d, tier, scores[d]});
+    }
+    const std::size_t n = std::min(limit, ranked.size());
+    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(n), ranked.end(),
+                      [&](const Ranked& a, const Ranked& b) {
+                        if (a.tier != b.tier) return a.tier < b.tier;
+                        if (a.score != b.score) return a.score > b.score;
+                        return docs[a.doc].name < docs[b.doc].name;
+                      });
+    for (std::size_t i = 0; i < n; ++i) {
+      const Ranked& r = ranked[i];
+      const ToolSearchMatch match = r.tier == 0   ? ToolSearchMatch::exact_name
+                                    : r.tier == 1 ? ToolSearchMatch::name_substring
+                                                  : ToolSearchMatch::keywords;
+      out.hits.push_back({docs[r.doc].name, r.score, match});
+    }
+    return out;
+  }
+};
+
+ToolSearchIndex::ToolSearchIndex() : impl_(std::make_unique<Impl>()) {}
+ToolSearchIndex::~ToolSearchIndex() = default;
+ToolSearchIndex::ToolSearchIndex(ToolSearchIndex&&) noexcept = default;
+ToolSearchIndex& ToolSearchIndex::operator=(ToolSearchIndex&&) noexcept = default;
+
+void ToolSearchIndex::rebuild(std::vector<ToolSearchDocument> documents) {
+  impl_->build(std::move(documents));
+}
+
+void ToolSearchIndex::rebuild(const std::vector<std::shared_ptr<McpTool>>& tools) {
+  std::vector<ToolSearchDocument> docs;
+  docs.reserve(tools.size());
+  for (const auto& t : tools) {
+    if (t) docs.push_back(search_document(t->info()));
+  }
+  impl_->build(std::move(docs));
+}
+
+ToolSearchResult ToolSearchIndex::search(std::string_view query, std::size_t limit) const {
+  return impl_->search(query, limit);
+}
+
+std::size_t ToolSearchIndex::size() const { return impl_->docs.size(); }
+
+}  // namespace mcprt
