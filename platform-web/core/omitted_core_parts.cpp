@@ -61,6 +61,7 @@ std::optional<SchemaError> validate_json_schema(const json&, const json&, const 
 std::optional<SchemaError> check_json_schema(const json&, const SchemaLimits&) {
   return not_checked();
 }
+bool json_schema_validation_available() { return false; }
 
 namespace detail {
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "manager_test_fixture.hpp"
 #include "mcprt/json_schema.hpp"
 #include "mcprt/testing/manual_executor.hpp"
 #include "mcprt/tools.hpp"
@@ -172,6 +173,25 @@ TEST_F(OutputSchemaTest, DeferredToolChecksItsResultToo) {
   EXPECT_TRUE(r.is_error);
   EXPECT_NE(r.text.find("outputSchema: /count: expected integer, got number"), std::string::npos)
       << r.text;
+}
+
+// The manager says, when a server lists a tool, that its outputSchema cannot be used, so
+// the unchecked results are no surprise; a usable schema gives no warning.
+class OutputSchemaListing : public testing::ManagerTest {};
+
+TEST_F(OutputSchemaListing, AnUnusableOutputSchemaIsAWarningNamingServerAndTool) {
+  json bad = tool("broken");
+  bad["outputSchema"] = {{"type", "object"}, {"properties", {{"n", {{"$ref", "#/$defs/missing"}}}}}};
+  json good = tool("fine");
+  good["outputSchema"] = json::parse(kCountSchema);
+  serve("s", {bad, good});
+  start({config("s")});
+  ex.run_until_idle();
+  ASSERT_EQ(phase("s"), ServerPhase::connected);
+  EXPECT_TRUE(log.has(LogLevel::warn,
+                      "Server \"s\": tool \"broken\" declares an outputSchema that cannot be used"));
+  EXPECT_TRUE(log.has(LogLevel::warn, "its results are passed on unchecked"));
+  EXPECT_FALSE(log.has(LogLevel::warn, "tool \"fine\""));
 }
 
 }  // namespace

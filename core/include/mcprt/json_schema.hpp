@@ -72,4 +72,8 @@ std::optional<SchemaError> validate_json_schema(const json& schema, const json& 
 // when it is listed rather than on the call that reaches the broken part.
 std::optional<SchemaError> check_json_schema(const json& schema, const SchemaLimits& limits = {});
 
+// False where the validator is not linked (the web module leaves it out for size: there
+// validate_json_schema and check_json_schema answer bad_schema "not checked").
+bool json_schema_validation_available();
+
 }  // namespace mcprt

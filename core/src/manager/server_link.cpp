@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "mcprt/json_object.hpp"
+#include "mcprt/json_schema.hpp"
 #include "mcprt/connect.hpp"
 #include "tools/tool_set.hpp"
 #include "util/local_error.hpp"
@@ -459,7 +460,10 @@ void ServerLink::on_listed(Result<std::vector<json>> listed, bool from_cache) {
   prior_version_failed_ = false;
   last_error_.reset();
   stderr_tail_.clear();
-  if (!from_cache) save_cache(listed.value());
+  if (!from_cache) {
+    warn_unusable_output_schemas(listed.value());
+    save_cache(listed.value());
+  }
   set_slice(detail::share_definitions(std::move(listed.value())), false, false);
   set_phase(ServerPhase::connected);
   settle_attempt_waiters(Status());
@@ -668,6 +672,26 @@ void ServerLink::schedule_relist() {
                                    }));
 }
 
+// A tool whose outputSchema cannot be used (bad keyword values, a $ref that does not
+// resolve, an unsupported pattern) has its results passed on unchecked (McpTool): say so
+// once per listing, naming the server and the tool, rather than silently.
+void ServerLink::warn_unusable_output_schemas(const std::vector<json>& definitions) {
+  if (!json_schema_validation_available()) return;
+  for (const json& def : definitions) {
+    if (!def.is_object()) continue;
+    auto schema = def.find("outputSchema");
+    auto name = def.find("name");
+    if (schema == def.end() || !schema->is_object() || name == def.end() || !name->is_string()) {
+      continue;
+    }
+    std::optional<SchemaError> e = check_json_schema(*schema);
+    if (!e || e->kind != SchemaErrorKind::bad_schema) continue;
+    log().warn(server_prefix(name_) + "tool \"" + name->get<std::string>() +
+               "\" declares an outputSchema that cannot be used (" + to_string(*e) +
+               "); its results are passed on unchecked");
+  }
+}
+
 void ServerLink::relist() {
   if (stage_ != Stage::ready || !session_) return;
   if (relisting_) {
@@ -684,6 +708,7 @@ void ServerLink::relist() {
       self->log().warn(named(self->name_, std::move(listed).error()).message +
                        " (re-listing tools after tools/list_changed)");
     } else {
+      self->warn_unusable_output_schemas(listed.value());
       self->save_cache(listed.value());
       self->set_slice(detail::share_definitions(std::move(listed.value())), false, false);
     }

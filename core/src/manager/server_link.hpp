@@ -205,6 +205,7 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   CachedCatalog catalog_for_cache() const;
   void schedule_relist();
   void relist();
+  void warn_unusable_output_schemas(const std::vector<json>& definitions);
   void schedule_health();
   void health_check();
   void settle_attempt_waiters(const Status& st);

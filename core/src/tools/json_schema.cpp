@@ -1728,6 +1728,8 @@ std::optional<SchemaError> validate_json_schema(const json& schema, const json& 
   return v.run(instance);
 }
 
+bool json_schema_validation_available() { return true; }
+
 std::optional<SchemaError> check_json_schema(const json& schema, const SchemaLimits& limits) {
   json_schema_detail::Validator v(schema, limits);
   return v.check();
