@@ -183,6 +183,17 @@ LoadResult NativeHost::load(Millis limit) {
   lo.use_cache = lo.use_cache && d.store != nullptr;
   if (lo.manager.cwd.empty()) lo.manager.cwd = d.cwd;
   if (std::getenv("MCPRT_TIMEOUT_MS")) lo.manager.default_timeout = default_timeout_from_env(&d.logger);
+  if (d.options.keep_full_results && !lo.manager.tools.spill) {
+    ResultFilesOptions files = d.options.result_files;
+    if (files.dir.empty()) {
+      const std::string cache =
+          d.options.cache_dir.empty() ? default_cache_dir() : d.options.cache_dir;
+      if (!cache.empty()) files.dir = (fs::path(cache) / "results").string();
+    }
+    if (!files.dir.empty()) {
+      lo.manager.tools.spill = make_result_files_spill(std::move(files), &d.logger);
+    }
+  }
 
   auto result = std::make_shared<std::optional<LoadResult>>();
   discover_and_load_tools(d.ctx, d.services(), std::move(lo),

@@ -27,6 +27,8 @@
 //  [x] OAuth (SPEC §13) when the host asks for it: make_auth_storage builds the manager's
 //      AuthStorage (the CLI: an OAuthClient over this host's executor and HTTP client) and
 //      `login` backs `/mcp auth <name>`
+//  [x] tool results over their cap (SPEC §16): the full text goes to a file in
+//      <cache dir>/results/ (result_files.hpp) and the marker the model reads names it
 //  [x] tool search (SPEC §16, `tool_search`): the session defers MCP tools behind
 //      mcp_tool_search when there are many
 //  [ ] no background loop thread: the host thread pumps (use executor().start_thread()
@@ -44,6 +46,7 @@
 #include "mcprt/mcp_command.hpp"
 #include "mcprt/native/executor.hpp"
 #include "mcprt/native/logger.hpp"
+#include "mcprt/native/result_files.hpp"
 #include "mcprt/result.hpp"
 #include "mcprt/session.hpp"
 #include "mcprt/tools.hpp"
@@ -83,6 +86,13 @@ struct NativeHostOptions {
   // The model's own access to resources (SPEC §15): mcp_list_resources and
   // mcp_read_resource in registry(), by default while any server offers resources.
   ResourceToolsOptions resource_tools;
+  // Tool results over their cap (SPEC §16; the cap is loader.manager.tools.max_result_bytes):
+  // the full text is written to a file named in the result's marker and full_text_path.
+  // result_files.dir empty = <cache dir>/results (cache_dir, else default_cache_dir(),
+  // whether or not use_cache). false = no files. A spill the host set in
+  // loader.manager.tools.spill is used instead.
+  bool keep_full_results = true;
+  ResultFilesOptions result_files;
   // Tool search (SPEC §16): by default (automatic) registry() holds the loaded MCP tools
   // and the meta-tool mcp_tool_search instead of every MCP tool once there are more than
   // 30 of them; `on` always, `off` never. session() has the catalog and the loaded set.
