@@ -118,6 +118,43 @@ export interface RuntimeOptions {
    * their tools say `annotationsTrusted: true`. Default: none.
    */
   trustedServers?: string[];
+  /**
+   * Tool search (SPEC §16): with many tools the model gets `visibleTools()` — the loaded
+   * tools and the meta-tool `mcp_tool_search` — instead of every definition. 'auto'
+   * (default): active while there are more than `threshold` (30) MCP tools, or their
+   * definitions are more than `tokenBudget` estimated tokens (0: the count alone decides);
+   * 'on', 'off'. `tools()` lists every tool either way.
+   */
+  toolSearch?: ToolSearchMode | { mode?: ToolSearchMode; threshold?: number; tokenBudget?: number };
+}
+
+export type ToolSearchMode = 'auto' | 'on' | 'off';
+
+/** One MCP tool as the tool-search catalog shows it. `summary` is the server's text. */
+export interface ToolCatalogEntry {
+  /** mcp_<server>_<tool> */
+  name: string;
+  server: string;
+  /** The description's first 200 bytes or less, on one line, cut at a word boundary. */
+  summary: string;
+  /** Given to the model now (loaded, always loaded, or tool search inactive). */
+  loaded: boolean;
+}
+
+/** One hit of searchTools (and of mcp_tool_search), best first. */
+export interface ToolSearchHit {
+  name: string;
+  server: string;
+  /**
+   * Why it matched: the query is its name ('exact-name'), part of its name
+   * ('name-substring'), named in `select:` ('selected'), or BM25 over its name, title,
+   * server, description and property names ('keywords'). The kinds rank in that order
+   * ('selected' keeps the order given).
+   */
+  match: 'exact-name' | 'name-substring' | 'keywords' | 'selected';
+  /** The BM25 score (0 for select: and name matches without keywords). */
+  score: number;
+  summary: string;
 }
 
 export interface Root {
@@ -463,8 +500,34 @@ export interface Runtime {
   addServer(name: string, config: ServerConfig): Promise<AddServerResult>;
   /** Disconnects one server and forgets it (status(name) is undefined, reload leaves it out). */
   removeServer(name: string): Promise<void>;
-  /** The current tools, sorted by name. */
+  /** Every MCP tool, sorted by name, whatever tool search defers. */
   tools(): ToolInfo[];
+  /**
+   * The tools to give the model, sorted by name: every MCP tool while tool search is
+   * inactive; while it is active the loaded ones (found by searches, loadTools or a call;
+   * a server's `alwaysLoad`) and `mcp_tool_search` (server '', the runtime's own tool).
+   * Changes to it fire onToolsChanged.
+   */
+  visibleTools(): ToolInfo[];
+  /** Whether tool search is active now (mode 'on', or 'auto' above its threshold). */
+  toolSearchActive(): boolean;
+  /** Other tool search options, applied at once (the loaded set stays); onToolsChanged follows. */
+  setToolSearch(options: RuntimeOptions['toolSearch']): void;
+  /** Every MCP tool with its one-line summary and whether it is loaded, sorted by name. */
+  catalog(): ToolCatalogEntry[];
+  /** The deferred tools as "name: summary" lines, for the host's system prompt ('' when none). */
+  catalogText(): string;
+  /**
+   * What `mcp_tool_search {query, limit}` finds, without loading it: keywords, or
+   * "select:a,b" for exact names. `limit` 0 (default) means 8; at most 50.
+   */
+  searchTools(query: string, options?: { limit?: number }): ToolSearchHit[];
+  /** Adds tools (mcp_ names) to the loaded set for the conversation; returns the names that are no MCP tool. */
+  loadTools(names: string[]): string[];
+  /** The loaded set, sorted. */
+  loadedTools(): string[];
+  /** Empties the loaded set (a new conversation). */
+  resetLoadedTools(): void;
   /**
    * One server's state, or every server's. A server disconnected with disconnectServer
    * stays listed with status and phase 'disconnected' until it is connected again
@@ -472,7 +535,11 @@ export interface Runtime {
    */
   status(name: string): ServerStatus | undefined;
   status(): ServerStatus[];
-  /** Calls a tool by its mcp_ name. Tool failures resolve with isError; abort rejects (AbortError). */
+  /**
+   * Calls a tool by its mcp_ name, or `mcp_tool_search` ({query, limit?}: its hits join the
+   * loaded set, and the result carries their full definitions). A deferred tool called by
+   * name is loaded. Tool failures resolve with isError; abort rejects (AbortError).
+   */
   callTool(name: string, args?: Record<string, unknown>, options?: CallOptions): Promise<CallResult>;
   /**
    * Every server's resources, sorted by server and URI: listed once its tools are, again

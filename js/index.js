@@ -24,6 +24,13 @@
 // `rt.readResource(uri)`, `rt.subscribe(uri, callback)`, `rt.getPrompt(name, args)`,
 // `rt.complete({server, ref, argument, value})`.
 //
+// Many tools (SPEC §16): `createRuntime({toolSearch: 'auto' | 'on' | 'off'})` (default
+// 'auto': on above 30 tools). While it is active the model is given `rt.visibleTools()`:
+// the loaded tools and the meta-tool `mcp_tool_search`, whose calls (`rt.callTool`) load
+// what they find; `rt.catalog()`, `rt.searchTools(q)`, `rt.loadTools(names)`,
+// `rt.loadedTools()`, `rt.resetLoadedTools()`. `rt.tools()` stays every tool. The index,
+// its ranking and the loaded set are the C++ core's (the same as native hosts').
+//
 // Loading (SPEC §18): mcprt.mjs is imported statically, so bundlers follow it; the .wasm is
 // `createRuntime({wasmUrl})` or mcprt.wasm next to this file. In Node the runtime is quiet
 // unless asked (`logLevel`, or `log: (level, message) => …`), and without IndexedDB the
@@ -265,6 +272,36 @@ function catalogEntry(kind, { server, fromCache, subscribable, definition }) {
   return entry;
 }
 
+const kToolSearchModes = new Set(['auto', 'on', 'off']);
+
+// createRuntime's `toolSearch` for the C++ side: {mode, threshold?, tokenBudget?}. Throws a
+// TypeError naming what is wrong.
+function toolSearchOptions(value) {
+  if (value === undefined || value === null) return { mode: 'auto' };
+  if (value === true || value === false) return { mode: value ? 'on' : 'off' };
+  const options = typeof value === 'string' ? { mode: value } : value;
+  if (!isObject(options) || !kToolSearchModes.has(options.mode ?? 'auto')) {
+    throw new TypeError("toolSearch must be 'auto', 'on', 'off' or {mode, threshold, tokenBudget}");
+  }
+  const out = { mode: options.mode ?? 'auto' };
+  for (const key of ['threshold', 'tokenBudget']) {
+    if (options[key] === undefined) continue;
+    if (!Number.isSafeInteger(options[key]) || options[key] < 0) {
+      throw new TypeError(`toolSearch.${key} must be a non-negative integer`);
+    }
+    out[key] = options[key];
+  }
+  return out;
+}
+
+// The runtime's own tool (mcp_tool_search) in visibleTools() has the fields of an MCP
+// tool's ToolInfo too.
+function ownTool(tool) {
+  if (typeof tool.server === 'string') return tool;
+  return { ...tool, server: '', tool: tool.name, label: tool.name, deferred: false, path: '',
+           annotations: { readOnlyHint: true, openWorldHint: false }, annotationsTrusted: true };
+}
+
 // An Error carrying the core's error code (and data) from the C++ side.
 export class McprtError extends Error {
   constructor(detail) {
@@ -319,7 +356,8 @@ class Runtime {
     this.#module = module;
     this.#id = nextRuntimeId++;
     const { wasmUrl, moduleArgs, log: logSink, onAuthorize, onElicit, onSample, onMessage, roots, trustedServers,
-            ...nativeOptions } = options;
+            toolSearch, ...nativeOptions } = options;
+    nativeOptions.toolSearch = toolSearchOptions(toolSearch);
     if (logSink !== undefined && logSink !== null && typeof logSink !== 'function') {
       throw new TypeError("log must be a function (level: 'debug'|'info'|'warn'|'error', message: string) => void");
     }
@@ -425,7 +463,8 @@ class Runtime {
     return this.#change(() => this.#managerCall((callId) => this.#native.removeServer(callId, String(name))));
   }
 
-  // The current tools, sorted by name.
+  // Every MCP tool, sorted by name, whatever tool search defers (visibleTools() is what
+  // the model is given).
   tools() {
     if (this.#disposed) return [];
     return JSON.parse(this.#native.toolsJson());
@@ -437,6 +476,60 @@ class Runtime {
     if (this.#disposed) return name === undefined ? [] : undefined;
     const value = JSON.parse(this.#native.statusJson(name ?? ''));
     return value === null ? undefined : value;
+  }
+
+  // --- tool search (SPEC §16) ---
+
+  // Whether the model's tools are deferred behind mcp_tool_search now (mode 'on', or 'auto'
+  // above the threshold or token budget).
+  toolSearchActive() {
+    return !this.#disposed && this.#native.toolSearchActive();
+  }
+
+  // Other tool search options ('auto' | 'on' | 'off' | {mode, threshold, tokenBudget}),
+  // applied at once (the loaded set stays); onToolsChanged follows.
+  setToolSearch(options) {
+    const native = JSON.stringify(toolSearchOptions(options));
+    if (!this.#disposed) this.#native.setToolSearch(native);
+  }
+
+  // Every MCP tool, sorted by name: {name, server, summary, loaded}.
+  catalog() {
+    return this.#disposed ? [] : JSON.parse(this.#native.toolCatalogJson());
+  }
+
+  // The deferred tools as "name: summary" lines, for the host's system prompt.
+  catalogText() {
+    return this.#disposed ? '' : this.#native.catalogText();
+  }
+
+  // The search mcp_tool_search runs, without loading: keywords, or "select:a,b" for exact
+  // names. Best first: [{name, server, match, score, summary}].
+  searchTools(query, { limit = 0 } = {}) {
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new TypeError('searchTools: limit must be a non-negative integer');
+    return this.#disposed ? [] : JSON.parse(this.#native.searchToolsJson(String(query), Math.min(limit, 1000)));
+  }
+
+  // Adds tools (their mcp_ names) to the loaded set; returns the names that are no MCP tool.
+  loadTools(names) {
+    if (!Array.isArray(names)) throw new TypeError('loadTools: names must be an array of tool names');
+    return this.#disposed ? names.map(String) : JSON.parse(this.#native.loadToolsJson(JSON.stringify(names.map(String))));
+  }
+
+  // The loaded set (what searches, loadTools and calls loaded), sorted.
+  loadedTools() {
+    return this.#disposed ? [] : JSON.parse(this.#native.loadedToolsJson());
+  }
+
+  // Empties the loaded set (a new conversation).
+  resetLoadedTools() {
+    if (!this.#disposed) this.#native.resetLoadedTools();
+  }
+
+  // The tools to give the model, sorted by name: every tool while search is inactive;
+  // otherwise the loaded and always-loaded ones and mcp_tool_search.
+  visibleTools() {
+    return this.#disposed ? [] : JSON.parse(this.#native.visibleToolsJson()).map(ownTool);
   }
 
   callTool(name, args = {}, { signal, onProgress } = {}) {

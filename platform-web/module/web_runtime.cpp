@@ -28,6 +28,13 @@
 //     resources/subscribe on one server (serverRequest), unsubscribe, catalog-changed and
 //     resource-updated events; tool annotations and whether they are trusted
 //     (`trustedServers`), the catalog counts in status
+// [x] tool search (SPEC §16): a ToolRegistry + McpSession over the manager with
+//     createRuntime's `toolSearch` options (the core's index and loaded set, not JS):
+//     toolCatalogJson (every tool with its summary), searchToolsJson, loadToolsJson,
+//     loadedToolsJson, resetLoadedTools, toolSearchActive, setToolSearch, catalogText and
+//     visibleToolsJson (what the model is given: the loaded tools and, while search is
+//     active, mcp_tool_search, which callTool runs). A change of the visible set while
+//     search is active is a "toolsChanged" event too
 // [ ] bearer tokens from the page (AuthStorage for auth.type "bearer"), custom claim filters
 //
 // Protocol between C++ and js/index.js: methods take JSON strings and a call id; answers
@@ -58,7 +65,9 @@
 #include "mcprt/loader.hpp"
 #include "mcprt/manager.hpp"
 #include "mcprt/oauth.hpp"
+#include "mcprt/session.hpp"
 #include "mcprt/tool_cache.hpp"
+#include "mcprt/tool_search.hpp"
 #include "mcprt/tools.hpp"
 #include "mcprt/version.hpp"
 #include "mcprt/web/web_authorizer.hpp"
@@ -203,6 +212,29 @@ json auth_status_json(const OAuthStatus& s) {
   return out;
 }
 
+// ToolSearchMatch as the JS API names it.
+const char* match_name(ToolSearchMatch match) {
+  switch (match) {
+    case ToolSearchMatch::exact_name: return "exact-name";
+    case ToolSearchMatch::name_substring: return "name-substring";
+    case ToolSearchMatch::selected: return "selected";
+    case ToolSearchMatch::keywords: break;
+  }
+  return "keywords";
+}
+
+// createRuntime's `toolSearch` ({mode, threshold, tokenBudget}; js/index.js turns the
+// "auto" | "on" | "off" shorthand into that and checks it).
+ToolSearchOptions tool_search_options(const json& options) {
+  ToolSearchOptions out;
+  auto it = options.find("toolSearch");
+  if (it == options.end() || !it->is_object()) return out;
+  if (auto mode = parse_tool_search_mode(string_option(*it, "mode", "auto"))) out.mode = *mode;
+  out.auto_tool_threshold = number_option<std::size_t>(*it, "threshold", out.auto_tool_threshold);
+  out.auto_token_budget = number_option<std::size_t>(*it, "tokenBudget", out.auto_token_budget);
+  return out;
+}
+
 }  // namespace
 
 class WebRuntime {
@@ -290,6 +322,16 @@ class WebRuntime {
     oauth.authorize_timeout =
         Millis(number_option<long long>(options, "authorizeTimeoutMs", 300000));
     oauth_ = std::make_unique<OAuthClient>(std::move(oauth));
+
+    session_ = std::make_unique<McpSession>(
+        registry_, silent_ ? static_cast<Logger*>(&null_logger_) : &logger_,
+        tool_search_options(options));
+    // What the model sees changed without the manager's tools changing (a search loaded
+    // tools, loadTools, resetLoadedTools). With search inactive the registry follows the
+    // manager, whose own event covers it.
+    registry_.on_changed([this] {
+      if (session_ && session_->tool_search_active()) emit("toolsChanged", 0, nullptr);
+    });
   }
 
   ~WebRuntime() { shut_down(); }
@@ -339,8 +381,15 @@ class WebRuntime {
     return state ? dump(state_json(*state)) : "null";
   }
 
+  // An MCP tool by its name (a deferred one is loaded first, as when the model calls it
+  // by name: SPEC §16), or a tool of the registry (mcp_tool_search).
   void call_tool(int call_id, const std::string& name, const std::string& args_text, bool progress) {
-    std::shared_ptr<McpTool> tool = manager_ ? manager_->find_tool(name) : nullptr;
+    std::shared_ptr<McpTool> mcp_tool = manager_ ? manager_->find_tool(name) : nullptr;
+    ToolPtr tool = mcp_tool;
+    if (mcp_tool && session_->tool_search_active() && !registry_.contains(name)) {
+      session_->load_tools({name});
+    }
+    if (!tool) tool = registry_.find(name);
     if (!tool) {
       reject(call_id, Error::make(ErrorCode::invalid_argument, "callTool: no tool named \"" + name + "\""));
       return;
@@ -379,6 +428,91 @@ class WebRuntime {
                  if (t.error_code) out["errorCode"] = to_string(*t.error_code);
                  resolve(call_id, out);
                });
+  }
+
+  // --- tool search (SPEC §16) ---
+
+  bool tool_search_active() const { return session_->tool_search_active(); }
+
+  // New options ({mode, threshold, tokenBudget}), applied at once; the visible set may
+  // change either way, so JS hears of it.
+  void set_tool_search(const std::string& options_text) {
+    json options = json::object();
+    options["toolSearch"] = parse_json(options_text);
+    session_->set_tool_search(tool_search_options(options));
+    emit("toolsChanged", 0, nullptr);
+  }
+
+  // [{name, server, summary, loaded}] of every MCP tool, sorted by name.
+  std::string tool_catalog() const {
+    json out = json::array();
+    if (!manager_) return dump(out);
+    for (const ToolCatalogEntry& e : session_->catalog()) {
+      json entry = json::object();
+      entry["name"] = e.name;
+      entry["server"] = e.server;
+      entry["summary"] = e.summary;
+      entry["loaded"] = e.loaded;
+      out.push_back(std::move(entry));
+    }
+    return dump(out);
+  }
+
+  std::string catalog_text() const { return manager_ ? session_->catalog_text() : std::string(); }
+
+  // The hits of `query` (keywords or "select:a,b"), best first, without loading them:
+  // [{name, server, match, score, summary}].
+  std::string search_tools(const std::string& query, int limit) const {
+    json out = json::array();
+    if (!manager_) return dump(out);
+    for (const ToolSearchHit& hit : session_->search_tools(query, limit > 0 ? limit : 0).hits) {
+      std::shared_ptr<McpTool> tool = manager_->find_tool(hit.name);
+      json entry = json::object();
+      entry["name"] = hit.name;
+      entry["server"] = tool ? tool->info().server : std::string();
+      entry["match"] = match_name(hit.match);
+      entry["score"] = hit.score;
+      entry["summary"] = tool ? summarize_description(tool->info().description) : std::string();
+      out.push_back(std::move(entry));
+    }
+    return dump(out);
+  }
+
+  // Loads the tools named in the JSON array `names_text`; answers the names that are no
+  // MCP tool.
+  std::string load_tools(const std::string& names_text) {
+    json names = parse_json(names_text);
+    std::vector<std::string> list;
+    if (names.is_array()) {
+      for (const auto& n : names) {
+        if (n.is_string()) list.push_back(n.get<std::string>());
+      }
+    }
+    return dump(json(session_->load_tools(list)));
+  }
+
+  std::string loaded_tools() const { return dump(json(session_->loaded_tools())); }
+
+  void reset_loaded_tools() { session_->reset_loaded_tools(); }
+
+  // What the model is given: every registered tool, sorted by name. MCP tools as tools()
+  // shows them; a tool of the runtime's own (mcp_tool_search) as {name, description,
+  // inputSchema}.
+  std::string visible_tools() const {
+    json out = json::array();
+    for (const ToolPtr& tool : registry_.tools()) {
+      std::shared_ptr<McpTool> mcp_tool = manager_ ? manager_->find_tool(tool->name()) : nullptr;
+      if (mcp_tool) {
+        out.push_back(tool_json(*mcp_tool));
+        continue;
+      }
+      json entry = json::object();
+      entry["name"] = tool->name();
+      entry["description"] = tool->description();
+      entry["inputSchema"] = tool->input_schema();
+      out.push_back(std::move(entry));
+    }
+    return dump(out);
   }
 
   void abort_call(int call_id, const std::string& reason) {
@@ -802,6 +936,9 @@ class WebRuntime {
             emit("catalogChanged", 0, out);
           });
     }
+    // After the listener above: the tools-changed event reaches JS before the session's
+    // refresh changes the registry.
+    session_->bind(manager_);
     json tools = json::array();
     for (const auto& t : r.tools) tools.push_back(tool_json(*t));
     json errors = json::array();
@@ -883,6 +1020,7 @@ class WebRuntime {
     if (!manager_) return;
     manager_->remove_listener(tools_listener_);
     manager_->remove_listener(catalog_listener_);
+    session_->bind(nullptr);  // the model's tools go with the manager's (the session holds it too)
     auto old = std::move(manager_);
     manager_.reset();
     // Its tools, catalogs and subscriptions vanish now; destroying it closes every connection.
@@ -902,6 +1040,7 @@ class WebRuntime {
       manager_->remove_listener(tools_listener_);
       manager_->remove_listener(catalog_listener_);
     }
+    if (session_) session_->unbind();
     manager_.reset();
     // Requests still with JS: their sessions are gone, and a reply after that is ignored.
     inputs_.clear();
@@ -943,6 +1082,10 @@ class WebRuntime {
   std::unique_ptr<OAuthClient> oauth_;  // declared after what it uses: destroyed first
   std::set<std::string> oauth_servers_;
   ManagerOptions manager_options_;
+  // The model's view of the tools (SPEC §16): the session keeps the registry's MCP part
+  // to the manager's tools (all, or the loaded ones and mcp_tool_search).
+  ToolRegistry registry_{executor_};
+  std::unique_ptr<McpSession> session_;  // declared after the registry: destroyed first
   json servers_ = json::object();
   bool loaded_ = false;
   int generation_ = 0;
@@ -983,5 +1126,14 @@ EMSCRIPTEN_BINDINGS(mcprt_runtime) {
       .function("authLogout", &WebRuntime::auth_logout)
       .function("authStatus", &WebRuntime::auth_status)
       .function("answerInput", &WebRuntime::answer_input)
+      .function("toolSearchActive", &WebRuntime::tool_search_active)
+      .function("setToolSearch", &WebRuntime::set_tool_search)
+      .function("toolCatalogJson", &WebRuntime::tool_catalog)
+      .function("catalogText", &WebRuntime::catalog_text)
+      .function("searchToolsJson", &WebRuntime::search_tools)
+      .function("loadToolsJson", &WebRuntime::load_tools)
+      .function("loadedToolsJson", &WebRuntime::loaded_tools)
+      .function("resetLoadedTools", &WebRuntime::reset_loaded_tools)
+      .function("visibleToolsJson", &WebRuntime::visible_tools)
       .function("dispose", &WebRuntime::dispose);
 }
