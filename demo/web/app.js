@@ -21,9 +21,15 @@
 // completions as suggestions; Subscribe shows a resource's updates live); Prompts (a form
 // for each prompt's arguments, with completions, and the messages Get makes). Everything a
 // server sends is shown as text, never as HTML.
+// Tool search (SPEC §16): above the tool list, a search box over the runtime's catalog
+// shows the ranked hits as you type (name, server, how it matched, score, summary), each
+// with a Load button, the tools loaded for the model, and the mode (auto / on / off, kept
+// in localStorage); the line under the box says what a model would be given.
 import { createRuntime } from './mcprt/index.js';
 
 const kServersKey = 'mcprt-demo.servers';
+const kToolSearchKey = 'mcprt-demo.toolSearch';
+const kSearchHits = 10;
 // The protocol log keeps this many messages, each shown up to kLogMessageChars.
 const kLogLimit = 300;
 const kLogMessageChars = 20000;
@@ -304,6 +310,63 @@ function hintBadges(tool) {
     badges.push(el('span', { class: 'badge hint destructive', title: `May change or delete data${trust}`, text: 'destructive' }));
   }
   return badges;
+}
+
+// --- tool search ---------------------------------------------------------------------------
+
+function savedToolSearch() {
+  const mode = localStorage.getItem(kToolSearchKey);
+  return ['auto', 'on', 'off'].includes(mode) ? mode : 'auto';
+}
+
+// The search box's hits (live, as typed), the loaded set and what the model is given.
+function renderSearch() {
+  const catalog = rt.catalog();
+  const visibleToModel = new Set(catalog.filter((t) => t.loaded).map((t) => t.name));
+  const loaded = new Set(rt.loadedTools());
+  const active = rt.toolSearchActive();
+  const mode = $('search-mode').value;
+  const auto = `auto: ${plural(catalog.length, 'tool')}, ${active ? 'more than' : 'at most'} 30`;
+  $('search-state').textContent = active
+    ? `Tool search active (${mode === 'auto' ? auto : mode}): a model is given ${rt.visibleTools().length} of ` +
+      `${catalog.length + 1} tools — the loaded ones and mcp_tool_search, which finds and loads the others.`
+    : `Tool search inactive (${mode === 'auto' ? auto : mode}): a model is given every tool.`;
+  const list = $('search-hits');
+  const query = $('search-query').value;
+  list.replaceChildren();
+  if (query.trim() !== '') {
+    const hits = rt.searchTools(query, { limit: kSearchHits });
+    if (hits.length === 0) list.append(el('li', { class: 'muted none', text: 'No tool matches.' }));
+    for (const [i, hit] of hits.entries()) {
+      // Inactive: everything is given to the model. Active: loaded by a search or a call,
+      // kept loaded by its server (alwaysLoad, instructions that name it), or deferred.
+      let action = null;
+      if (!active) {
+        action = null;
+      } else if (loaded.has(hit.name)) {
+        action = el('span', { class: 'badge loaded', text: 'loaded' });
+      } else if (visibleToModel.has(hit.name)) {
+        action = el('span', { class: 'badge loaded always', text: 'always loaded',
+                              title: "Its server keeps it loaded (alwaysLoad, or its instructions name it)" });
+      } else {
+        action = el('button', { type: 'button', class: 'small load', text: 'Load' });
+        action.addEventListener('click', () => {
+          rt.loadTools([hit.name]);
+          renderSearch();
+        });
+      }
+      list.append(el('li', { class: 'hit', 'data-tool': hit.name, 'data-match': hit.match },
+        el('span', { class: 'rank', text: `${i + 1}.` }),
+        el('code', { class: 'tool-name', text: hit.name }),
+        el('span', { class: 'badge server-badge', text: hit.server }),
+        el('span', { class: `badge match match-${hit.match}`, text: hit.match }),
+        hit.score > 0 ? el('span', { class: 'score muted', text: `score ${hit.score.toFixed(2)}` }) : null,
+        action,
+        el('span', { class: 'summary muted', text: hit.summary || '(no description)' })));
+    }
+  }
+  $('loaded-tools').replaceChildren(...(loaded.size ? [...loaded].map((n) => el('li', { 'data-tool': n }, el('code', { text: n })))
+    : [el('li', { class: 'muted', text: 'none' })]));
 }
 
 // --- tabs, resources and prompts ----------------------------------------------------------
@@ -1031,7 +1094,7 @@ async function load() {
 async function main() {
   [state.servers, rt] = await Promise.all([
     initialServers(),
-    createRuntime({ logLevel: 'warn', sourceName: 'demo page', onElicit }),
+    createRuntime({ logLevel: 'warn', sourceName: 'demo page', onElicit, toolSearch: savedToolSearch() }),
   ]);
   rt.onStatus((event) => {
     state.statuses.set(event.server, event);
@@ -1041,6 +1104,18 @@ async function main() {
     renderTools(tools);
     renderServers();
     renderTabCounts();
+    renderSearch();
+  });
+  $('search-mode').value = savedToolSearch();
+  $('search-mode').addEventListener('change', (event) => {
+    localStorage.setItem(kToolSearchKey, event.target.value);
+    rt.setToolSearch(event.target.value);
+    renderSearch();
+  });
+  $('search-query').addEventListener('input', renderSearch);
+  $('reset-loaded').addEventListener('click', () => {
+    rt.resetLoadedTools();
+    renderSearch();
   });
   rt.onCatalogChanged(scheduleCatalog);
   for (const button of document.querySelectorAll('#tabs [role="tab"]')) {
@@ -1056,6 +1131,7 @@ async function main() {
   renderServers();
   renderTools([]);
   renderCatalog();
+  renderSearch();
   await load();
 }
 
