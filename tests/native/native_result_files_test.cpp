@@ -121,7 +121,7 @@ TEST_F(ResultFilesTest, KeepsTheNewestFilesWithinTheByteBoundAndAlwaysTheNewOne)
   for (int i = 0; i < 3; ++i) paths.push_back(s(request(std::string(1000, 'a' + i))).value());
   // 3,000 bytes in three files: the oldest went.
   EXPECT_EQ(names_in(results()), (std::set<std::string>{fs::path(paths[1]).filename().string(),
-                                                         fs::path(paths[2]).filename().string()}));
+                                                        fs::path(paths[2]).filename().string()}));
   // A result bigger than the bound is still kept (alone).
   const std::string big = s(request(std::string(4000, 'z'))).value();
   EXPECT_EQ(names_in(results()), std::set<std::string>{fs::path(big).filename().string()});
@@ -176,7 +176,7 @@ TEST_F(NativeHostResultFilesTest, ACallOverTheCapWritesTheFullTextToTheFileTheMa
   EXPECT_EQ(mode_of(file), 0600u);
   EXPECT_THAT(r->text, HasSubstr("; the full result is in " + file.string() + "]\n"));
   EXPECT_LE(r->text.size(), 1000u);
-  EXPECT_EQ(r->text.rfind("row 0: caf\xC3\xA9\n", 0), 0u);  // the head
+  EXPECT_EQ(r->text.rfind("row 0: caf\xC3\xA9\n", 0), 0u);              // the head
   EXPECT_THAT(r->text, ::testing::EndsWith("row 399: caf\xC3\xA9\n"));  // the tail
   // Within the cap: no file.
   Result<ToolResult> small = host.call("mcp_demo_echo", {{"message", "hi"}});

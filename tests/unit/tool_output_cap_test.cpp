@@ -53,8 +53,8 @@ struct OutputCapFixture : ::testing::Test {
     ToolBuildOptions o;
     o.max_result_bytes = cap;
     o.spill = [this](const ResultSpillRequest& r) -> std::optional<std::string> {
-      spilled.push_back({std::string(r.server), std::string(r.tool), std::string(r.name),
-                         std::string(r.text)});
+      spilled.push_back(
+          {std::string(r.server), std::string(r.tool), std::string(r.name), std::string(r.text)});
       return spill_answer;
     };
     return o;

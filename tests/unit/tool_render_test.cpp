@@ -165,8 +165,8 @@ TEST(ToolRender, CutNeverSplitsAUtf8SequenceInTheHeadOrTheTail) {
   // 60 - 27 (marker) = 33: the head's 17 bytes end inside the 6th "€" (15 kept), the tail's
   // 16 start inside one (the next whole one starts at byte 285).
   const std::string out = cut_result_text(euros, 60);
-  EXPECT_EQ(out, euros.substr(0, 15) + "\n" + kEllipsis + "[cut 270 of 300 bytes]\n" +
-                     euros.substr(285));
+  EXPECT_EQ(
+      out, euros.substr(0, 15) + "\n" + kEllipsis + "[cut 270 of 300 bytes]\n" + euros.substr(285));
   EXPECT_TRUE(detail::is_valid_utf8(out));
 }
 
@@ -183,12 +183,14 @@ TEST(ToolRender, CutIgnoresALineBoundaryFarFromTheCut) {
   const std::string text = "short\n" + std::string(994, 'x');
   // The head's 35 bytes have a newline at 5, far outside their last tenth: no backing up.
   const std::string out = cut_result_text(text, 100);
-  EXPECT_EQ(out.substr(0, 36 + kEllipsis.size()), "short\n" + std::string(29, 'x') + "\n" + kEllipsis);
+  EXPECT_EQ(out.substr(0, 36 + kEllipsis.size()),
+            "short\n" + std::string(29, 'x') + "\n" + kEllipsis);
 }
 
 TEST(ToolRender, CutStaysWithinTheCapAndKeepsAPrefixAndASuffixAtEverySize) {
   std::string text;
-  for (int i = 0; i < 40; ++i) text += "line " + std::to_string(i) + " \xC3\xA9t\xC3\xA9 \xF0\x9F\x99\x82 \n";
+  for (int i = 0; i < 40; ++i)
+    text += "line " + std::to_string(i) + " \xC3\xA9t\xC3\xA9 \xF0\x9F\x99\x82 \n";
   ASSERT_EQ(text.size(), 790u);  // every cut count below stays under 1,000: no separator
   for (std::size_t cap = 80; cap < text.size(); cap += 7) {
     const std::string out = cut_result_text(text, cap, "/cache/results/f.txt");
@@ -261,8 +263,8 @@ TEST(ToolRender, SpillIsNotAskedForTextWithinTheCap) {
     ++spills;
     return "/never";
   };
-  ToolResult at_cap =
-      render_tool_result({{"content", json::array({text_block(std::string(300, 'a'))})}}, 300, spill);
+  ToolResult at_cap = render_tool_result(
+      {{"content", json::array({text_block(std::string(300, 'a'))})}}, 300, spill);
   ToolResult no_cap =
       render_tool_result({{"content", json::array({text_block(std::string(900, 'a'))})}}, 0, spill);
   EXPECT_EQ(spills, 0);
@@ -272,10 +274,11 @@ TEST(ToolRender, SpillIsNotAskedForTextWithinTheCap) {
 }
 
 TEST(ToolRender, ASpillThatKeptNothingLeavesThePathOut) {
-  for (std::optional<std::string> answer : {std::optional<std::string>(), std::optional<std::string>("")}) {
-    ToolResult out = render_tool_result(
-        {{"content", json::array({text_block(std::string(1000, 'a'))})}}, 100,
-        [&](std::string_view) { return answer; });
+  for (std::optional<std::string> answer :
+       {std::optional<std::string>(), std::optional<std::string>("")}) {
+    ToolResult out =
+        render_tool_result({{"content", json::array({text_block(std::string(1000, 'a'))})}}, 100,
+                           [&](std::string_view) { return answer; });
     EXPECT_TRUE(out.truncated);
     EXPECT_FALSE(out.full_text_path.has_value());
     EXPECT_NE(out.text.find("[cut 931 of 1,000 bytes]\n"), std::string::npos) << out.text;
@@ -292,7 +295,9 @@ TEST(ToolResultCap, AMetaValueRaisesTheCapUpTo500000) {
   EXPECT_EQ(tool_result_cap(with_meta(200000), 100000), 200000u);
   EXPECT_EQ(tool_result_cap(with_meta(500000), 100000), 500000u);
   EXPECT_EQ(tool_result_cap(with_meta(500001), 100000), 500000u);
-  EXPECT_EQ(tool_result_cap(json::parse(R"({"_meta":{"anthropic/maxResultSizeChars":18446744073709551615}})"), 100000),
+  EXPECT_EQ(tool_result_cap(
+                json::parse(R"({"_meta":{"anthropic/maxResultSizeChars":18446744073709551615}})"),
+                100000),
             500000u);
   // A signed integer (as a host builds it, not as the wire parses it) counts too.
   EXPECT_EQ(tool_result_cap(with_meta(static_cast<std::int64_t>(300000)), 1000), 300000u);
