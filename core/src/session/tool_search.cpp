@@ -12,7 +12,9 @@
 #include "framing/utf8.hpp"
 
 namespace mcprt {
-namespace {
+// Inside a named namespace: core sources compile as unity batches, where another file's
+// helpers of the same name would clash.
+namespace search_text {
 
 // Server text is bounded before it is tokenised: a description of megabytes costs the
 // index no more than its first 8 KiB (a real description is a few hundred bytes).
@@ -133,7 +135,7 @@ std::string name_form(std::string_view query) {
   return out;
 }
 
-}  // namespace
+}  // namespace search_text
 
 std::string summarize_description(std::string_view description, std::size_t max_bytes) {
   static constexpr std::string_view kEllipsis = "\xE2\x80\xA6";
@@ -168,7 +170,7 @@ std::string summarize_description(std::string_view description, std::size_t max_
 }
 
 std::vector<std::string> search_terms(std::string_view text) {
-  return terms_of(text, text.size());
+  return search_text::terms_of(text, text.size());
 }
 
 ToolSearchDocument search_document(const McpToolInfo& info) {
@@ -178,17 +180,17 @@ ToolSearchDocument search_document(const McpToolInfo& info) {
   doc.server = info.server;
   doc.description = info.description;
   const json& def = info.definition.get();
-  if (const std::string* title = string_member(def, "title")) {
+  if (const std::string* title = search_text::string_member(def, "title")) {
     doc.title = *title;
   } else if (auto ann = def.is_object() ? def.find("annotations") : def.end();
              def.is_object() && ann != def.end()) {
-    if (const std::string* t = string_member(*ann, "title")) doc.title = *t;
+    if (const std::string* t = search_text::string_member(*ann, "title")) doc.title = *t;
   }
   const json& schema = info.input_schema.get();
   if (schema.is_object()) {
     auto props = schema.find("properties");
     if (props != schema.end() && props->is_object()) {
-      for (auto it = props->begin(); it != props->end() && doc.properties.size() < kIndexedPropertiesMax;
+      for (auto it = props->begin(); it != props->end() && doc.properties.size() < search_text::kIndexedPropertiesMax;
            ++it) {
         doc.properties.push_back(it.key());
       }
@@ -233,13 +235,13 @@ struct ToolSearchIndex::Impl {
       const ToolSearchDocument& src = documents[d];
       Doc doc;
       doc.name = src.name;
-      doc.name_lower = lowercase(src.name);
-      doc.raw_lower = lowercase(src.raw_name);
-      doc.label_lower = lowercase(src.server + "/" + src.raw_name);
-      doc.name_terms = terms_of(src.name, kIndexedFieldMaxBytes);
+      doc.name_lower = search_text::lowercase(src.name);
+      doc.raw_lower = search_text::lowercase(src.raw_name);
+      doc.label_lower = search_text::lowercase(src.server + "/" + src.raw_name);
+      doc.name_terms = search_text::terms_of(src.name, search_text::kIndexedFieldMaxBytes);
       tf.clear();
       auto add_field = [&](std::string_view text, double weight) {
-        for (std::string& term : terms_of(text, kIndexedFieldMaxBytes)) {
+        for (std::string& term : search_text::terms_of(text, search_text::kIndexedFieldMaxBytes)) {
           auto [it, inserted] = term_ids.try_emplace(std::move(term), postings.size());
           if (inserted) postings.emplace_back();
           tf[it->second] += weight;
@@ -270,14 +272,14 @@ struct ToolSearchIndex::Impl {
     while (start <= list.size()) {
       std::size_t comma = list.find(',', start);
       if (comma == std::string_view::npos) comma = list.size();
-      const std::string wanted = trim(list.substr(start, comma - start));
+      const std::string wanted = search_text::trim(list.substr(start, comma - start));
       start = comma + 1;
       if (wanted.empty()) continue;
       std::optional<std::size_t> found;
       if (auto it = by_name.find(wanted); it != by_name.end()) {
         found = it->second;
       } else {
-        const std::string lower = lowercase(wanted);
+        const std::string lower = search_text::lowercase(wanted);
         for (std::size_t d = 0; d < docs.size() && !found; ++d) {
           if (docs[d].name_lower == lower || docs[d].label_lower == lower) found = d;
         }
@@ -294,7 +296,7 @@ struct ToolSearchIndex::Impl {
   }
 
   ToolSearchResult search(std::string_view query, std::size_t limit) const {
-    const std::string q = trim(query);
+    const std::string q = search_text::trim(query);
     if (q.rfind("select:", 0) == 0) return select(std::string_view(q).substr(7));
     if (limit == 0) limit = kToolSearchDefaultLimit;
     limit = std::min(limit, kToolSearchMaxLimit);
@@ -310,18 +312,18 @@ struct ToolSearchIndex::Impl {
       if (end == std::string::npos) end = q.size();
       std::string_view word = std::string_view(q).substr(i, end - i);
       if (word.size() > 1 && word.front() == '+') {
-        for (std::string& t : terms_of(word.substr(1), word.size())) required.push_back(std::move(t));
+        for (std::string& t : search_text::terms_of(word.substr(1), word.size())) required.push_back(std::move(t));
         word.remove_prefix(1);
       }
       keywords.append(word).push_back(' ');
       plain.append(word).push_back(' ');
       i = end + 1;
     }
-    const std::string lower = lowercase(trim(plain));
-    const std::string as_name = name_form(plain);
+    const std::string lower = search_text::lowercase(search_text::trim(plain));
+    const std::string as_name = search_text::name_form(plain);
 
     std::vector<double> scores(docs.size(), 0.0);
-    std::vector<std::string> terms = terms_of(keywords, keywords.size());
+    std::vector<std::string> terms = search_text::terms_of(keywords, keywords.size());
     std::sort(terms.begin(), terms.end());
     terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
     for (const std::string& term : terms) {
@@ -330,9 +332,9 @@ struct ToolSearchIndex::Impl {
       const auto& list = postings[it->second];
       const double w = idf(list.size());
       for (const Posting& p : list) {
-        const double norm = kBm25K1 * (1.0 - kBm25B + kBm25B * docs[p.doc].length /
+        const double norm = search_text::kBm25K1 * (1.0 - search_text::kBm25B + search_text::kBm25B * docs[p.doc].length /
                                                            std::max(average_length, 1e-9));
-        scores[p.doc] += w * p.weighted_tf * (kBm25K1 + 1.0) / (p.weighted_tf + norm);
+        scores[p.doc] += w * p.weighted_tf * (search_text::kBm25K1 + 1.0) / (p.weighted_tf + norm);
       }
     }
 
