@@ -93,8 +93,9 @@ TEST(ToolSearchSummary, ASingleLongWordIsCutAtAUtf8Boundary) {
 
 TEST(ToolSearchTerms, SplitsCaseStylesDropsStopWordsAndPlurals) {
   EXPECT_THAT(search_terms("readFile HTTPServer list_directories take-screenshot the files"),
-              ElementsAre("read", "file", "http", "server", "list", "directory", "take",
-                          "screenshot", "file"));
+              ElementsAre("read", "file", "readfile", "http", "server", "httpserver", "list",
+                          "directory", "take", "screenshot", "file"));
+  EXPECT_THAT(search_terms("JavaScript"), ElementsAre("java", "script", "javascript"));
   EXPECT_THAT(search_terms("status process matches"), ElementsAre("status", "process", "match"));
 }
 
@@ -135,6 +136,19 @@ TEST(ToolSearchRanking, KeywordsRankByRelevanceAcrossFields) {
   // A schema property name is indexed: "fullPage" only appears there.
   EXPECT_EQ(index.search("full page").hits.at(0).name, "mcp_browser_take_screenshot");
   EXPECT_TRUE(index.search("kubernetes").hits.empty());
+}
+
+TEST(ToolSearchRanking, CommonVerbsAndAbbreviationsFindTheirSynonyms) {
+  const ToolSearchIndex index = small_index();
+  // No tool says "add" or "folder": create and directory do.
+  EXPECT_EQ(index.search("add a folder").hits.at(0).name, "mcp_fs_create_directory");
+  // A synonym weighs less than the word itself: "fetch" alone finds read_file (get/read),
+  // but a tool that says "fetch" would win.
+  EXPECT_EQ(index.search("fetch file contents").hits.at(0).name, "mcp_fs_read_file");
+  ToolSearchIndex literal;
+  literal.rebuild({doc("a", "one", "Read a page."), doc("b", "two", "Fetch a page.")});
+  EXPECT_EQ(literal.search("fetch page").hits.at(0).name, "mcp_b_two");
+  EXPECT_EQ(literal.search("fetch page").hits.size(), 2u);
 }
 
 TEST(ToolSearchRanking, APlusTermIsRequiredInTheName) {

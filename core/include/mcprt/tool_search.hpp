@@ -18,9 +18,12 @@
 //   2. a name substring: the query (spaces and '-' read as '_') is part of the full name,
 //      for queries of at least 3 bytes;
 //   3. BM25 (k1 = 1.2, b = 0.75) over the fields below, each term's frequency weighted by
-//      its field, ties broken by name.
+//      its field, ties broken by name. A query word also counts its synonyms from a small
+//      table of common verbs and abbreviations (add/create/new, remove/delete, folder/
+//      directory, repo/repository, ...) at 0.4 of its weight.
 // Terms are lowercased ASCII words and digit runs; snake_case, kebab-case and camelCase
-// split into words; a plural 's' is dropped ("files" finds "file"). A query word
+// split into words (a camelCase word also counts whole: "JavaScript" is java, script and
+// javascript); a plural 's' is dropped ("files" finds "file"). A query word
 // `+term` is required: only tools whose name holds the term are found.
 //
 // Field weights (kFieldWeight*): the raw tool name 3, the title 2, the server name 1.5,

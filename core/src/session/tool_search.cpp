@@ -73,13 +73,61 @@ bool is_stop_word(const std::string& w) {
   return false;
 }
 
-// Splits `text` into raw words: runs of word bytes, broken at camelCase humps
-// ("readFile" → read, File; "HTTPServer" → HTTP, Server).
+// Words a model uses for the same action (and a few nouns tool authors abbreviate): a
+// query term also finds its group's other words, each at kSynonymWeight. Terms as the
+// index keeps them (lowercase, singular).
+constexpr double kSynonymWeight = 0.4;
+constexpr std::string_view kSynonymGroups[] = {
+    "create add new make insert",
+    "delete remove drop erase destroy",
+    "cancel kill terminate abort stop",
+    "list enumerate show",
+    "get fetch retrieve read obtain",
+    "update edit modify change",
+    "search find lookup query",
+    "run execute invoke trigger",
+    "navigate visit goto browse",
+    "revert undo rollback",
+    "send post",
+    "upload put",
+    "download save",
+    "directory folder dir",
+    "repository repo",
+    "database db",
+    "image picture photo",
+    "email mail",
+};
+
+template <class Emit>
+void for_each_synonym(std::string_view term, Emit&& emit) {
+  for (std::string_view group : kSynonymGroups) {
+    // Is `term` one of the group's words?
+    bool member = false;
+    for (std::size_t i = 0; i < group.size() && !member;) {
+      std::size_t end = group.find(' ', i);
+      if (end == std::string_view::npos) end = group.size();
+      member = group.substr(i, end - i) == term;
+      i = end + 1;
+    }
+    if (!member) continue;
+    for (std::size_t i = 0; i < group.size();) {
+      std::size_t end = group.find(' ', i);
+      if (end == std::string_view::npos) end = group.size();
+      if (group.substr(i, end - i) != term) emit(group.substr(i, end - i));
+      i = end + 1;
+    }
+  }
+}
+
+// Splits `text` into raw words: runs of word bytes, broken at camelCase humps, each broken
+// run followed by itself whole ("readFile" → read, File, readFile; "JavaScript" → Java,
+// Script, JavaScript), so that "javascript" and "java script" both find it.
 template <class Emit>
 void split_words(std::string_view text, Emit&& emit) {
   std::size_t i = 0;
   while (i < text.size()) {
     while (i < text.size() && !is_word_byte(text[i])) ++i;
+    const std::size_t run = i;
     std::size_t start = i;
     while (i < text.size() && is_word_byte(text[i])) {
       if (i > start) {
@@ -96,6 +144,7 @@ void split_words(std::string_view text, Emit&& emit) {
       ++i;
     }
     if (i > start) emit(text.substr(start, i - start));
+    if (start > run) emit(text.substr(run, i - run));
   }
 }
 
@@ -305,8 +354,7 @@ struct ToolSearchIndex::Impl {
 
     // +term: required in the name. The other words are the keywords.
     std::vector<std::string> required;
-    std::string keywords;
-    std::string plain;  // the query without the '+' marks, for the name tiers
+    std::string plain;  // the query without the '+' marks
     for (std::size_t i = 0; i < q.size();) {
       std::size_t end = q.find(' ', i);
       if (end == std::string::npos) end = q.size();
@@ -315,7 +363,6 @@ struct ToolSearchIndex::Impl {
         for (std::string& t : search_text::terms_of(word.substr(1), word.size())) required.push_back(std::move(t));
         word.remove_prefix(1);
       }
-      keywords.append(word).push_back(' ');
       plain.append(word).push_back(' ');
       i = end + 1;
     }
@@ -323,14 +370,25 @@ struct ToolSearchIndex::Impl {
     const std::string as_name = search_text::name_form(plain);
 
     std::vector<double> scores(docs.size(), 0.0);
-    std::vector<std::string> terms = search_text::terms_of(keywords, keywords.size());
-    std::sort(terms.begin(), terms.end());
-    terms.erase(std::unique(terms.begin(), terms.end()), terms.end());
-    for (const std::string& term : terms) {
+    // The query's terms, then their synonyms (at a lower weight) that it does not hold.
+    std::vector<std::string> words = search_text::terms_of(plain, plain.size());
+    std::sort(words.begin(), words.end());
+    words.erase(std::unique(words.begin(), words.end()), words.end());
+    std::vector<std::pair<std::string, double>> terms;
+    for (const std::string& w : words) terms.emplace_back(w, 1.0);
+    for (const std::string& w : words) {
+      search_text::for_each_synonym(w, [&](std::string_view syn) {
+        if (!std::binary_search(words.begin(), words.end(), syn) &&
+            std::none_of(terms.begin(), terms.end(), [&](const auto& t) { return t.first == syn; })) {
+          terms.emplace_back(std::string(syn), search_text::kSynonymWeight);
+        }
+      });
+    }
+    for (const auto& [term, weight] : terms) {
       auto it = term_ids.find(term);
       if (it == term_ids.end()) continue;
       const auto& list = postings[it->second];
-      const double w = idf(list.size());
+      const double w = weight * idf(list.size());
       for (const Posting& p : list) {
         const double norm = search_text::kBm25K1 * (1.0 - search_text::kBm25B + search_text::kBm25B * docs[p.doc].length /
                                                            std::max(average_length, 1e-9));
