@@ -94,6 +94,18 @@ TEST_F(OutputCapFixture, ALiveToolOverItsCapSpillsTheFullTextWithItsNames) {
   EXPECT_EQ(r.text.substr(r.text.size() - 3), "zzz");
 }
 
+TEST_F(OutputCapFixture, AResultFailingItsOutputSchemaStillNamesTheKeptFullText) {
+  auto host = std::make_shared<AnsweringHost>(ex, std::string(1000, 'd'));
+  // The answer has no structuredContent, which this definition's outputSchema requires.
+  ToolResult r = call_one(
+      host, {{"name", "dump"}, {"outputSchema", {{"type", "object"}}}}, options(100));
+  EXPECT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("outputSchema"), std::string::npos) << r.text;
+  ASSERT_EQ(spilled.size(), 1u);
+  EXPECT_EQ(r.full_bytes, 1000u);
+  EXPECT_EQ(r.full_text_path, std::optional<std::string>("/cache/results/x.txt"));
+}
+
 TEST_F(OutputCapFixture, ADeferredToolSpillsToo) {
   auto host = std::make_shared<AnsweringHost>(ex, std::string(1000, 'd'));
   ToolResult r = call_one(host, {{"name", "dump"}}, options(100), /*deferred=*/true);

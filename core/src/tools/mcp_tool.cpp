@@ -109,6 +109,9 @@ ToolResult check_output_schema(ToolResult result, const std::string& server,
       ErrorCode::protocol, quoted_server(server) + ": tool \"" + raw_tool + "\" " + why));
   failed.content = std::move(result.content);
   failed.structured_content = std::move(result.structured_content);
+  // A result over its cap was already kept whole: the host can still find it.
+  failed.full_bytes = result.full_bytes;
+  failed.full_text_path = std::move(result.full_text_path);
   return failed;
 }
 
