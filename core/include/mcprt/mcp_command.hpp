@@ -9,7 +9,8 @@
 // Subcommands:
 //   list                      servers, status, source, tool count (also bare `/mcp`);
 //                             project servers that are not trusted (SPEC §17) with what
-//                             they would run, and how to trust them
+//                             they would run, and how to trust them; while the session's
+//                             tool search is active, how many tools are deferred and loaded
 //   tools [server]            the MCP tools, optionally of one server
 //   resources [server]        the resources and resource templates (SPEC §15), all or of
 //                             one server (the manager's catalogs: format_catalog)
@@ -32,6 +33,12 @@
 //   remove <name>             removes a server from the user file, then disconnects it
 //   status <name>             state, trust, error, attempts, source, stderr tail (for a
 //                             server that is not trusted: what it would run)
+//   search [--limit N] <query…>
+//                             the session's tool search (SPEC §16; McpSession::search_tools,
+//                             active or not) over every MCP tool, cached ones included: the
+//                             ranked hits (format_tool_search). It only shows: loading is
+//                             the model's (mcp_tool_search). `select:a,b` looks up exact
+//                             names
 //   help                      usage
 // An unknown subcommand (or missing argument) answers with the usage text.
 //
@@ -54,6 +61,7 @@
 #include "mcprt/manager.hpp"
 #include "mcprt/platform/file_system.hpp"
 #include "mcprt/session.hpp"
+#include "mcprt/tool_search.hpp"
 
 namespace mcprt {
 
@@ -133,6 +141,19 @@ Result<PromptTarget> resolve_prompt_name(const std::string& text,
 // "<argument>=<value>" words → a JSON object of strings (prompt arguments); an error names a word
 // without '=' or an empty key.
 Result<json> parse_prompt_arguments(const std::vector<std::string>& words);
+
+// --- tool search (SPEC §16), shared by `/mcp search` and `mcprt search` -----------------------
+
+// "exact_name", "name_substring", "keywords", "selected".
+const char* tool_search_match_name(ToolSearchMatch match);
+
+// A search's answer as text: a heading with the query and how many tools of the `catalog`
+// (McpSession::catalog: what was searched) were searched, then one hit a line, best first —
+// "name  server  match  score  summary" (the score only where BM25 gave one, else "-";
+// control characters in server text as spaces) — then a line for each select: name that is
+// no tool. No hit and no such name: a line saying that nothing matched.
+std::string format_tool_search(std::string_view query, const ToolSearchResult& result,
+                               const std::vector<ToolCatalogEntry>& catalog);
 
 // Splits a command line into words: whitespace separates, '…' and "…" group (backslash
 // escapes inside "…" and outside quotes). An unterminated quote runs to the end.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <optional>
 #include <set>
@@ -365,6 +366,83 @@ Result<json> parse_prompt_arguments(const std::vector<std::string>& words) {
   return args;
 }
 
+// --- tool search (SPEC §16) ------------------------------------------------------------------
+
+const char* tool_search_match_name(ToolSearchMatch match) {
+  switch (match) {
+    case ToolSearchMatch::exact_name:
+      return "exact_name";
+    case ToolSearchMatch::name_substring:
+      return "name_substring";
+    case ToolSearchMatch::selected:
+      return "selected";
+    case ToolSearchMatch::keywords:
+      break;
+  }
+  return "keywords";
+}
+
+namespace {
+
+// A summary is one line already (summarize_description); server text may still hold other
+// control characters (an escape sequence would reach the terminal).
+std::string search_cell(std::string text) {
+  for (char& c : text) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  }
+  return text;
+}
+
+}  // namespace
+
+std::string format_tool_search(std::string_view query, const ToolSearchResult& result,
+                               const std::vector<ToolCatalogEntry>& catalog) {
+  std::map<std::string, const ToolCatalogEntry*> by_name;
+  for (const auto& e : catalog) by_name[e.name] = &e;
+  const std::string searched =
+      std::to_string(by_name.size()) + (by_name.size() == 1 ? " tool" : " tools");
+  std::ostringstream out;
+  if (result.hits.empty()) {
+    if (result.not_found.empty()) out << "No tool matches " << q(std::string(query)) << " (searched " << searched << ").\n";
+  } else {
+    out << "Tools for " << q(std::string(query)) << " (" << result.hits.size() << " of " << searched
+        << "):\n";
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& hit : result.hits) {
+      auto it = by_name.find(hit.name);
+      const ToolCatalogEntry* entry = it == by_name.end() ? nullptr : it->second;
+      std::string match = tool_search_match_name(hit.match);
+      std::replace(match.begin(), match.end(), '_', ' ');
+      std::string score = "-";
+      if (hit.score > 0) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%.2f", hit.score);
+        score = buf;
+      }
+      rows.push_back({search_cell(hit.name), entry ? search_cell(entry->server) : std::string(), match, score,
+                      entry ? search_cell(entry->summary) : std::string()});
+    }
+    std::vector<std::size_t> widths(rows.front().size(), 0);
+    for (const auto& r : rows) {
+      for (std::size_t i = 0; i + 1 < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
+    }
+    for (const auto& r : rows) {
+      std::string line = " ";
+      for (std::size_t i = 0; i < r.size(); ++i) {
+        line += " " + (i + 1 < r.size() ? pad(r[i], widths[i]) : r[i]);
+        if (i + 1 < r.size()) line += " ";
+      }
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      out << line << "\n";
+    }
+  }
+  for (const auto& name : result.not_found) {
+    out << "No tool named " << q(search_cell(name))
+        << " (select: takes full names, mcp_<server>_<tool>; searched " << searched << ").\n";
+  }
+  return out.str();
+}
+
 struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
   Impl(McpSession& s, McpCommandOptions o, DiscoveryResult d)
       : session(s), options(std::move(o)), discovery(std::move(d)) {}
@@ -417,10 +495,11 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
       return set_enabled(args[0], sub == "enable", std::move(done));
     if (sub == "add" && !args.empty()) return add(args, std::move(done));
     if (sub == "remove" && args.size() == 1) return remove(args[0], std::move(done));
+    if (sub == "search" && !args.empty()) return answer(std::move(done), search(args));
 
     static const std::set<std::string> known{
         "list",   "tools",   "status", "reload",    "reconnect", "auth",  "enable",
-        "disable", "add",    "remove", "resources", "prompts",   "read",  "prompt"};
+        "disable", "add",    "remove", "resources", "prompts",   "read",  "prompt", "search"};
     std::string head = known.count(sub) ? "Wrong arguments for /mcp " + sub + ".\n"
                                         : "Unknown subcommand " + q(sub) + ".\n";
     answer(std::move(done), head + usage());
@@ -516,6 +595,12 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
       if (!r.error.empty()) out << "  " << pad("", wn) << "  error: " << first_line(r.error) << "\n";
       for (const auto& d : r.details) out << "  " << pad("", wn) << "  " << d << "\n";
     }
+    if (session.tool_search_active()) {
+      std::size_t deferred = 0, loaded = 0;
+      for (const auto& e : session.catalog()) ++(e.loaded ? loaded : deferred);
+      out << "Tool search: on (" << deferred << " deferred, " << loaded
+          << " loaded; /mcp search <query> finds tools).\n";
+    }
     out << trust_footer();
     return out.str();
   }
@@ -588,6 +673,33 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
       out << "\n";
     }
     return out.str();
+  }
+
+  // `/mcp search [--limit N] <query…>`: the search mcp_tool_search runs (the session keeps
+  // its index over every MCP tool, the cached ones of servers still connecting included,
+  // whether tool search is active or not), without loading anything.
+  std::string search(const std::vector<std::string>& args) const {
+    static const std::string kUsage = "Usage: /mcp search [--limit N] <query>";
+    auto m = manager();
+    if (!m) return "MCP is disabled.";
+    std::size_t limit = kToolSearchDefaultLimit;
+    std::size_t first = 0;
+    if (args[0] == "--limit") {
+      const std::string value = args.size() > 1 ? args[1] : std::string();
+      const bool digits = !value.empty() && value.size() <= 3 &&
+                          value.find_first_not_of("0123456789") == std::string::npos;
+      limit = 0;
+      for (char c : digits ? value : std::string()) limit = limit * 10 + static_cast<std::size_t>(c - '0');
+      if (limit < 1 || limit > kToolSearchMaxLimit) {
+        return "--limit takes a number from 1 to " + std::to_string(kToolSearchMaxLimit) + ". " +
+               kUsage;
+      }
+      first = 2;
+    }
+    std::string query;
+    for (std::size_t i = first; i < args.size(); ++i) query += (query.empty() ? "" : " ") + args[i];
+    if (query.find_first_not_of(" \t") == std::string::npos) return "The query is empty. " + kUsage;
+    return format_tool_search(query, session.search_tools(query, limit), session.catalog());
   }
 
   // --- resources / prompts (SPEC §15) ------------------------------------------------------
@@ -1008,6 +1120,9 @@ std::string McpCommandController::usage() {
          "  /mcp prompt <server>:<name> [key=value…]\n"
          "                                 get a prompt with arguments and show its messages\n"
          "  /mcp status <name>             state, trust, error, attempts, source, stderr tail\n"
+         "  /mcp search [--limit N] <query>\n"
+         "                                 find tools (exact names first, then keywords);\n"
+         "                                 select:a,b looks up full names\n"
          "  /mcp reload                    disconnect all, rediscover, reconnect\n"
          "  /mcp reconnect <name>          reconnect one server\n"
          "  /mcp auth <name>               log in to a server that needs authorization\n"
