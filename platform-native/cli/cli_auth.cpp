@@ -91,6 +91,9 @@ native::NativeHostOptions cli_host_options(const GlobalOptions& o, CliOAuth& oau
   ho.trust_command = trust_command;
   // The CLI has its own verbs for resources (resources, read); no model calls its tools.
   ho.resource_tools.mode = ResourceToolsMode::never;
+  // Nor does it defer tools (SPEC §16): the REPL lists and calls every tool by name; `search`
+  // and `/mcp search` show what a model's mcp_tool_search would find.
+  ho.tool_search.mode = ToolSearchMode::off;
   // main.cpp's --elicit check admits only the three policies.
   ho.loader.manager.input = cli_input_handlers(parse_elicit_policy(o.elicit).value_or(ElicitPolicy::ask));
   oauth.attach(ho);

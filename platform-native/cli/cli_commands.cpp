@@ -1,5 +1,5 @@
 // The `mcprt` commands over NativeHost: list, tools, call, status, repl, resources, prompts,
-// read, prompt.
+// read, prompt, search.
 #include "cli_commands.hpp"
 
 #include <poll.h>
@@ -1283,6 +1283,70 @@ int run_prompts(const GlobalOptions& options, const std::string& server, bool as
   std::fflush(stdout);
   std::cout.flush();
   return finish_listing(*run);
+}
+
+int run_search(const GlobalOptions& options, const std::string& query, std::size_t limit,
+               const std::vector<std::string>& servers, bool as_json) {
+  if (query.find_first_not_of(" \t\r\n") == std::string::npos) {
+    std::fprintf(stderr,
+                 "mcprt: search needs a query: mcprt search <words> (\"read a file\"), or "
+                 "select:<tool>[,<tool>...] for full names\n");
+    return kExitUsage;
+  }
+  // As `tools` connects (the gate returns on cached tools), with --server limiting who starts.
+  auto run = prepare(options);
+  if (!run) return kExitUsage;
+  const DiscoveryResult found = run->host->discover();
+  for (const auto& name : servers) {
+    if (!known_server_or_report(found, name)) return kExitUsage;
+  }
+  if (!servers.empty()) run->only_servers = std::set<std::string>(servers.begin(), servers.end());
+  load(*run, &found);
+
+  // The session's index: every tool of the manager (cached ones count), as mcp_tool_search
+  // searches it, although the CLI defers nothing.
+  McpSession& session = run->host->session();
+  const ToolSearchResult result = session.search_tools(query, limit);
+  const std::vector<ToolCatalogEntry> catalog = session.catalog();
+
+  if (as_json) {
+    std::map<std::string, const McpTool*> by_name;
+    if (auto m = run->host->manager()) {
+      for (const auto& t : m->tools()) {
+        if (t) by_name[t->name()] = t.get();
+      }
+    }
+    json hits = json::array();
+    for (const auto& hit : result.hits) {
+      json row = {{"name", hit.name},
+                  {"match", tool_search_match_name(hit.match)},
+                  {"score", hit.score}};
+      if (auto it = by_name.find(hit.name); it != by_name.end()) {
+        const McpToolInfo& info = it->second->info();
+        row["server"] = info.server;
+        row["tool"] = info.raw_name;
+        row["summary"] = summarize_description(info.description);
+        row["description"] = info.description;
+        row["inputSchema"] = info.input_schema;
+        row["deferred"] = info.deferred;
+      }
+      hits.push_back(std::move(row));
+    }
+    json out = {{"query", query},
+                {"hits", std::move(hits)},
+                {"notFound", result.not_found},
+                {"toolCount", catalog.size()},
+                {"errors", load_errors_json(*run)},
+                {"servers", servers_json(*run)},
+                {"elapsedMs", run->elapsed_ms}};
+    std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  } else {
+    std::fputs(format_tool_search(query, result, catalog).c_str(), stdout);
+  }
+  std::fflush(stdout);
+  std::cout.flush();
+  const int code = finish_listing(*run);
+  return code == kExitFailed || result.not_found.empty() ? code : kExitUsage;
 }
 
 int run_read(const GlobalOptions& options, const std::string& uri, const std::string& server_arg, bool as_json,

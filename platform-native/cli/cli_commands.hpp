@@ -8,6 +8,7 @@
 // status; status <name> and call <tool> of such a server) — `mcprt auth login <name>`
 // fixes it. 1 wins over 4, 4 over 3.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,14 @@ int run_read(const GlobalOptions& options, const std::string& uri, const std::st
 // 2 for an unknown or ambiguous name or a bad --arg, 1 when prompts/get fails.
 int run_prompt(const GlobalOptions& options, const std::string& name, const std::vector<std::string>& args,
                bool json);
+// `mcprt search QUERY… [--json] [--limit N] [--server S]…`: tool search (SPEC §16) over
+// every MCP tool of the started servers (all, or each --server only; cached tools count),
+// as an agent's mcp_tool_search ranks them: exact and substring name matches first, then
+// BM25; `select:a,b` looks up full names. Prints format_tool_search's text, or JSON with
+// the hits' definitions. Nothing is loaded or called. 2 for an empty query, an unknown
+// --server, or a select: name that is no tool (unless a server failed: 1); else as `tools`.
+int run_search(const GlobalOptions& options, const std::string& query, std::size_t limit,
+               const std::vector<std::string>& servers, bool json);
 int run_repl(const GlobalOptions& options);
 
 // OAuth sign-in (cli_auth.cpp; SPEC §13). Credentials live under

@@ -56,7 +56,8 @@ std::string default_history_file();
 // What the REPL completes (`before_cursor` = the line up to the cursor):
 //   the first word: /mcp /tools /quit /exit and every tool name;
 //   after /mcp: its subcommands;
-//   after /mcp tools|status|reconnect|auth|enable|disable|remove: a server name.
+//   after /mcp tools|status|reconnect|auth|enable|disable|remove: a server name;
+//   after /mcp search: --limit and select:<tool> for every tool name.
 std::vector<std::string> repl_candidates(const std::string& before_cursor,
                                          const std::vector<std::string>& servers,
                                          const std::vector<std::string>& tools);

@@ -6,6 +6,7 @@
 //     untrust [DIR]             remove DIR's trust
 //     tools [--json]            every MCP tool of every server
 //     call <tool> [JSON] [--json] [--server NAME]  call one tool (starts only its server)
+//     search <query> [--json] [--limit N] [--server S]...  tool search over every tool
 //     status [name] [--json]    one server's state, error and stderr tail (or all)
 //     resources [server] [--json]           resources and resource templates
 //     read <uri> [--server S] [--json] [--out FILE]   read one resource
@@ -31,6 +32,7 @@
 #include "cli_commands.hpp"
 #include "cli_completion.hpp"
 #include "cli_config_verbs.hpp"
+#include "mcprt/tool_search.hpp"
 #include "mcprt/version.hpp"
 
 namespace {
@@ -68,11 +70,12 @@ int main(int argc, char** argv) {
   app.footer(
       "Exit status:\n"
       "  0    success\n"
-      "  1    a server failed (tools, status, resources, prompts); a config file or entry is\n"
-      "       invalid (list); the tool's result is an error (call); the server refused a read\n"
-      "       or a prompt (read, prompt); a file could not be written\n"
+      "  1    a server failed (tools, status, resources, prompts, search); a config file or\n"
+      "       entry is invalid (list); the tool's result is an error (call); the server\n"
+      "       refused a read or a prompt (read, prompt); a file could not be written\n"
       "  2    usage or config error (unknown command, tool, server, resource or prompt; bad\n"
-      "       flag; a name that exists; an invalid config file)\n"
+      "       flag; a name that exists; an invalid config file; an empty search query; a\n"
+      "       search's select: name that is no tool)\n"
       "  3    a project server is not trusted and nothing failed: run the `mcprt trust '<dir>'`\n"
       "       it prints\n"
       "  4    a server needs authorization and nothing failed: run `mcprt auth login <name>`\n"
@@ -86,6 +89,8 @@ int main(int argc, char** argv) {
       "                      connect to every server, list their tools\n"
       "  mcprt call mcp_demo_echo '{\"message\": \"hi\"}'\n"
       "                      call one tool\n"
+      "  mcprt search create a directory\n"
+      "                      the tools that fit a task, best first (as an agent's tool search)\n"
       "  mcprt resources\n"
       "                      every server's resources and resource templates\n"
       "  mcprt read demo://readme\n"
@@ -183,6 +188,34 @@ int main(int argc, char** argv) {
       "Ctrl-C (or SIGTERM) cancels the call on the server and exits 130 (143). Examples:\n"
       "  mcprt call mcp_demo_add '{\"a\": 2, \"b\": 3}'\n"
       "  mcprt call --server demo add '{\"a\": 2, \"b\": 3}'");
+
+  std::vector<std::string> search_words;
+  bool search_json = false;
+  std::size_t search_limit = mcprt::kToolSearchDefaultLimit;
+  std::vector<std::string> search_servers;
+  auto* search_cmd = app.add_subcommand(
+      "search",
+      "Find tools as an agent's tool search does: exact and substring name matches first, then "
+      "keywords (BM25 over name, title, server, description, parameter names)");
+  search_cmd->add_option("query", search_words,
+                         "Words (\"create a directory\"), a name, or select:<tool>[,<tool>...] "
+                         "for full names; +word: the name must hold the word");
+  search_cmd->add_flag("--json", search_json,
+                       "Print one JSON object (the hits with their definitions)");
+  search_cmd
+      ->add_option("--limit", search_limit,
+                   "At most N hits (default " + std::to_string(mcprt::kToolSearchDefaultLimit) +
+                       ", at most " + std::to_string(mcprt::kToolSearchMaxLimit) + ")")
+      ->check(CLI::Range(std::size_t{1}, mcprt::kToolSearchMaxLimit));
+  search_cmd
+      ->add_option("--server", search_servers,
+                   "Search only this server's tools (only it starts; repeat for more)")
+      ->allow_extra_args(false);
+  search_cmd->footer(
+      "Examples:\n"
+      "  mcprt search create a directory\n"
+      "  mcprt search --json --limit 3 store an entity\n"
+      "  mcprt search select:mcp_demo_echo,mcp_demo_add");
 
   std::string resources_server;
   bool resources_json = false;
@@ -416,6 +449,11 @@ int main(int argc, char** argv) {
   if (untrust_cmd->parsed()) return run_trust(global, untrust_dir, false);
   if (tools_cmd->parsed()) return run_tools(global, tools_json);
   if (call_cmd->parsed()) return run_call(global, call_tool, call_args, call_json, call_server);
+  if (search_cmd->parsed()) {
+    std::string query;
+    for (const auto& w : search_words) query += (query.empty() ? "" : " ") + w;
+    return run_search(global, query, search_limit, search_servers, search_json);
+  }
   if (status_cmd->parsed()) return run_status(global, status_name, status_json);
   if (resources_cmd->parsed()) return run_resources(global, resources_server, resources_json);
   if (prompts_cmd->parsed()) return run_prompts(global, prompts_server, prompts_json);

@@ -999,7 +999,7 @@ TEST_F(Cli, UnknownCommandIsAUsageError) {
   auto unknown = run("--config /dev/null frobnicate --json 2>&1");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_THAT(unknown.out, HasSubstr("unknown command \"frobnicate\" (commands: list, trust, untrust, "
-                                     "tools, call, resources, read, prompts, prompt, status, repl, "
+                                     "tools, call, search, resources, read, prompts, prompt, status, repl, "
                                      "auth, add, remove, get, enable, disable, completion, "
                                      "serve-demo; see mcprt --help)"))
       << unknown.out;

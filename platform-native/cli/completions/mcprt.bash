@@ -26,7 +26,7 @@ _mcprt_names() {
 
 _mcprt() {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD - 1]}
-    local commands="list trust untrust tools call resources read prompts prompt status repl auth add remove get enable disable serve-demo completion"
+    local commands="list trust untrust tools call search resources read prompts prompt status repl auth add remove get enable disable serve-demo completion"
     local global_opts="--cwd --config --no-cache --elicit --help --version"
     local -a positional=()
     local i w dashes=0
@@ -40,7 +40,7 @@ _mcprt() {
                 break
                 ;;
             --cwd | --config | --elicit | -s | --scope | -t | --transport | -e | --env | -H | --header | --url | --server | \
-                --out | --arg | --port | --web-dir | --js-dir | --demo-server | --demo-startup-delay-ms) ((i++)) ;;
+                --out | --arg | --limit | --port | --web-dir | --js-dir | --demo-server | --demo-startup-delay-ms) ((i++)) ;;
             -*) ;;
             *) positional+=("$w") ;;
         esac
@@ -79,7 +79,7 @@ _mcprt() {
             COMPREPLY=($(compgen -W "$(_mcprt_names servers)" -- "$cur"))
             return
             ;;
-        -e | --env | -H | --header | --url | --arg | --port | --demo-startup-delay-ms) return ;;
+        -e | --env | -H | --header | --url | --arg | --limit | --port | --demo-startup-delay-ms) return ;;
     esac
 
     if [[ -z $cmd ]]; then
@@ -95,6 +95,7 @@ _mcprt() {
     case $cmd in
         list | tools | status | get | resources | prompts) opts="--json" ;;
         call) opts="--json --server" ;;
+        search) opts="--json --limit --server" ;;
         read) opts="--json --server --out" ;;
         prompt) opts="--json --arg" ;;
         add) opts="-s --scope -t --transport -e --env -H --header --url" ;;

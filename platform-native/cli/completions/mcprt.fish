@@ -16,7 +16,7 @@ function __mcprt_positionals
         switch $t
             case --
                 break
-            case --cwd --config --elicit -s --scope -t --transport -e --env -H --header --url --server --out --arg --port --web-dir --js-dir --demo-server --demo-startup-delay-ms
+            case --cwd --config --elicit -s --scope -t --transport -e --env -H --header --url --server --out --arg --limit --port --web-dir --js-dir --demo-server --demo-startup-delay-ms
                 set skip 1
             case '-*'
             case '*'
@@ -73,6 +73,7 @@ complete -c mcprt -n __mcprt_no_command -a trust -d "Trust a project folder's se
 complete -c mcprt -n __mcprt_no_command -a untrust -d 'Remove the trust of a project folder'
 complete -c mcprt -n __mcprt_no_command -a tools -d 'Connect to every server and list their tools'
 complete -c mcprt -n __mcprt_no_command -a call -d 'Call one tool'
+complete -c mcprt -n __mcprt_no_command -a search -d 'Find the tools for a task (tool search)'
 complete -c mcprt -n __mcprt_no_command -a resources -d 'List the resources and resource templates'
 complete -c mcprt -n __mcprt_no_command -a read -d 'Read one resource'
 complete -c mcprt -n __mcprt_no_command -a prompts -d 'List the prompts and their arguments'
@@ -88,10 +89,12 @@ complete -c mcprt -n __mcprt_no_command -a disable -d 'Disable a server'
 complete -c mcprt -n __mcprt_no_command -a serve-demo -d 'The web demo page and demo server'
 complete -c mcprt -n __mcprt_no_command -a completion -d 'Print a shell completion script'
 
-complete -c mcprt -n '__fish_seen_subcommand_from list tools call status get resources prompts read prompt' -l json -d 'Print JSON'
+complete -c mcprt -n '__fish_seen_subcommand_from list tools call search status get resources prompts read prompt' -l json -d 'Print JSON'
 complete -c mcprt -n '__mcprt_at 0 status get remove enable disable resources prompts' -a '(__mcprt_names servers)' -d server
 complete -c mcprt -n '__mcprt_at 0 call' -a '(__mcprt_names tools)' -d tool
 complete -c mcprt -n '__fish_seen_subcommand_from call' -l server -x -a '(__mcprt_names servers)' -d "The tool's server (only it is started)"
+complete -c mcprt -n '__fish_seen_subcommand_from search' -l server -x -a '(__mcprt_names servers)' -d "Search only this server's tools (only it is started)"
+complete -c mcprt -n '__fish_seen_subcommand_from search' -l limit -x -d 'At most N hits (1-50)'
 complete -c mcprt -n '__fish_seen_subcommand_from read' -l server -x -a '(__mcprt_names servers)' -d 'Read it from this server (only it is started)'
 complete -c mcprt -n '__fish_seen_subcommand_from read' -l out -r -F -d 'Write the bytes to this file'
 complete -c mcprt -n '__fish_seen_subcommand_from prompt' -l arg -x -d 'key=value'
