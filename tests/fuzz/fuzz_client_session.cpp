@@ -19,7 +19,7 @@
 // session speaks a supported protocol version; listed tools are objects with a string
 // name; bridged names are unique, sorted, `mcp_`-prefixed, of [A-Za-z0-9_-], within the
 // length limit, and map back to listed tools; tool results are valid UTF-8 text within
-// the output cap (plus the truncation marker); render_tool_result on every record too.
+// the output cap (head, marker and tail within it); render_tool_result on every record too.
 
 #include <cstddef>
 #include <cstdint>
@@ -42,8 +42,6 @@ using mcprt::json;
 using mcprt::fuzz::as_text;
 
 constexpr std::size_t kMaxResultBytes = 512;
-// "\n…[truncated N bytes]" with N up to 20 digits.
-constexpr std::size_t kMarkerBytes = 40;
 
 struct Script {
   std::vector<std::string_view> records;
@@ -110,8 +108,9 @@ bool is_tool_name_char(char c) {
 void check_tool_result(const mcprt::ToolResult& r, std::size_t cap) {
   mcprt::fuzz::check_text(r.text);
   FUZZ_CHECK(r.content.is_array());
-  if (cap > 0) FUZZ_CHECK(r.text.size() <= cap + (r.truncated ? kMarkerBytes : 0));
-  if (!r.truncated && cap > 0) FUZZ_CHECK(r.text.size() <= cap);
+  // Head, marker and tail together stay within the cap (SPEC §16).
+  if (cap > 0) FUZZ_CHECK(r.text.size() <= cap);
+  if (r.truncated) FUZZ_CHECK(r.full_bytes > cap);
 }
 
 }  // namespace
