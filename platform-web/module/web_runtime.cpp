@@ -225,13 +225,14 @@ const char* match_name(ToolSearchMatch match) {
 
 // createRuntime's `toolSearch` ({mode, threshold, tokenBudget}; js/index.js turns the
 // "auto" | "on" | "off" shorthand into that and checks it).
-ToolSearchOptions tool_search_options(const json& options) {
+ToolSearchOptions tool_search_options(const json& value) {
   ToolSearchOptions out;
-  auto it = options.find("toolSearch");
-  if (it == options.end() || !it->is_object()) return out;
-  if (auto mode = parse_tool_search_mode(string_option(*it, "mode", "auto"))) out.mode = *mode;
-  out.auto_tool_threshold = number_option<std::size_t>(*it, "threshold", out.auto_tool_threshold);
-  out.auto_token_budget = number_option<std::size_t>(*it, "tokenBudget", out.auto_token_budget);
+  if (!value.is_object()) return out;
+  if (auto mode = parse_tool_search_mode(string_option(value, "mode", "auto"))) out.mode = *mode;
+  // (long long: the instantiation the other options use.)
+  out.auto_tool_threshold = static_cast<std::size_t>(
+      number_option<long long>(value, "threshold", static_cast<long long>(out.auto_tool_threshold)));
+  out.auto_token_budget = static_cast<std::size_t>(number_option<long long>(value, "tokenBudget", 0));
   return out;
 }
 
@@ -325,7 +326,7 @@ class WebRuntime {
 
     session_ = std::make_unique<McpSession>(
         registry_, silent_ ? static_cast<Logger*>(&null_logger_) : &logger_,
-        tool_search_options(options));
+        tool_search_options(member_or_null(options, "toolSearch")));
     // What the model sees changed without the manager's tools changing (a search loaded
     // tools, loadTools, resetLoadedTools). With search inactive the registry follows the
     // manager, whose own event covers it.
@@ -437,9 +438,7 @@ class WebRuntime {
   // New options ({mode, threshold, tokenBudget}), applied at once; the visible set may
   // change either way, so JS hears of it.
   void set_tool_search(const std::string& options_text) {
-    json options = json::object();
-    options["toolSearch"] = parse_json(options_text);
-    session_->set_tool_search(tool_search_options(options));
+    session_->set_tool_search(tool_search_options(parse_json(options_text)));
     emit("toolsChanged", 0, nullptr);
   }
 
