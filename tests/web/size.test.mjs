@@ -8,6 +8,14 @@
 // taken out of what the module already had; until then the test holds the module to what
 // it is now (213.2 KB) plus a little, so that growth still fails here, and it reports how
 // far over SPEC §12 the module is.
+//
+// SPEC §16's tool search raised the ceiling by what it costs the module: 25,626 B gzip
+// (60,559 B raw; the same core with and without the web runtime's tool search, measured on
+// 2026-12-03): the core's index, session and meta-tool, which the web runtime links since
+// it keeps a ToolRegistry and an McpSession (about 5 KB raw of it is the runtime's own
+// bindings). The largest parts are the meta-tool's input schema read with nlohmann's
+// json::parse (its parser, lexer and strtod come with it: 6.3 KB gzip; the core's
+// parse_json is in the module already) and std::unordered_map (2.4 KB gzip more).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -15,7 +23,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const SPEC_GZIP = 200 * 1024;
-const CEILING_GZIP = 210 * 1024;
+const CEILING_GZIP = 210 * 1024 + 25626;
 
 test('Size_WasmModuleIsWithinTheBudget', (t) => {
   const wasmPath = path.join(path.dirname(process.env.MCPRT_JS_PACKAGE ?? ''), 'mcprt.wasm');
