@@ -216,8 +216,8 @@ std::vector<std::string> repl_candidates(const std::string& before_cursor,
   }
   if (words[0] != "/mcp") return {};
   if (at == 1) {
-    return {"list",   "tools",   "resources", "prompts", "read",   "prompt", "status", "reload",
-            "reconnect", "auth", "enable",    "disable", "add",    "remove", "search", "help"};
+    return {"list",      "tools", "resources", "prompts", "read", "prompt", "status", "reload",
+            "reconnect", "auth",  "enable",    "disable", "add",  "remove", "search", "help"};
   }
   if (at == 2 && words[1] == "search") {
     // A query is free text; what completes is the exact form, select:<tool>.

@@ -37,10 +37,11 @@ class CliSearch : public ::testing::Test {
     fs::create_directories(home_ / "project");
     // Two demo servers with the same tools under two names, "demo" and "alt" (different
     // arguments: one command line would be one endpoint, and one entry would shadow the other).
-    write_config(json{{"mcpServers",
-                       {{"demo", {{"command", MCPRT_DEMO_SERVER}, {"args", {"--protocol", "legacy"}}}},
-                        {"alt", {{"command", MCPRT_DEMO_SERVER}}}}}}
-                     .dump());
+    write_config(
+        json{{"mcpServers",
+              {{"demo", {{"command", MCPRT_DEMO_SERVER}, {"args", {"--protocol", "legacy"}}}},
+               {"alt", {{"command", MCPRT_DEMO_SERVER}}}}}}
+            .dump());
   }
   void TearDown() override { fs::remove_all(home_); }
 
@@ -95,7 +96,8 @@ TEST_F(CliSearch, Text_AnExactNameRanksFirstWithServerMatchScoreAndSummary) {
   EXPECT_EQ(hits[0][0], "mcp_alt_add") << r.out;
   EXPECT_EQ(hits[0][1], "alt") << r.out;
   EXPECT_EQ(hits[0][2] + " " + hits[0][3], "exact name") << r.out;
-  EXPECT_THAT(r.out, HasSubstr("Adds two numbers and returns the sum as text and as structuredContent."));
+  EXPECT_THAT(r.out,
+              HasSubstr("Adds two numbers and returns the sum as text and as structuredContent."));
   EXPECT_THAT(r.out, HasSubstr("Tools for \"mcp_alt_add\" ("));
   // The other server's add is not the name asked for: never ahead of it.
   for (std::size_t i = 1; i < hits.size(); ++i) EXPECT_NE(hits[i][2], "exact") << r.out;
@@ -126,7 +128,8 @@ TEST_F(CliSearch, Json_HitsCarryTheirDefinitions) {
   EXPECT_EQ(top["tool"], "add") << r.out;
   EXPECT_EQ(top["match"], "keywords") << r.out;
   EXPECT_GT(top["score"].get<double>(), 0.0) << r.out;
-  EXPECT_EQ(top["summary"], "Adds two numbers and returns the sum as text and as structuredContent.");
+  EXPECT_EQ(top["summary"],
+            "Adds two numbers and returns the sum as text and as structuredContent.");
   EXPECT_TRUE(top["inputSchema"]["properties"].contains("a")) << r.out;
   EXPECT_EQ(doc["notFound"], json::array());
   EXPECT_GE(doc["toolCount"].get<int>(), 12) << "every tool of both servers was searched";
@@ -185,8 +188,9 @@ TEST_F(CliSearch, Server_SearchesOnlyThatServersTools) {
 TEST_F(CliSearch, EmptyQuery_IsAUsageErrorAndStartsNothing) {
   // A server that leaves a mark when started: a query error must come before any start.
   const fs::path marker = home_ / "started";
-  write_config(json{{"mcpServers",
-                     {{"trap", {{"command", "/bin/sh"}, {"args", {"-c", "touch '" + marker.string() + "'"}}}}}}}
+  write_config(json{
+      {"mcpServers",
+       {{"trap", {{"command", "/bin/sh"}, {"args", {"-c", "touch '" + marker.string() + "'"}}}}}}}
                    .dump());
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"search"}, {"search", ""}, {"search", "  ", "--json"}}) {
@@ -257,13 +261,21 @@ TEST_F(CliSearch, CompletionScriptsAndManPage_KnowTheVerb) {
   const std::string m = MCPRT_CLI;
   MeasuredRun bash = run_measured(
       {"/bin/bash", "--norc", "--noprofile", "-c",
-       "source <('" + m + "' completion bash) || exit 9\n"
-       "comp() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _mcprt; "
-       "echo \"${*:2}|${COMPREPLY[*]}\"; }\n"
-       "comp '" + m + "' sea\n"
-       "comp '" + m + "' search --l\n"
-       "comp '" + m + "' search --limit ''\n"
-       "comp '" + m + "' --config '" + config().string() + "' search --server ''\n"},
+       "source <('" + m +
+           "' completion bash) || exit 9\n"
+           "comp() { COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); COMPREPLY=(); _mcprt; "
+           "echo \"${*:2}|${COMPREPLY[*]}\"; }\n"
+           "comp '" +
+           m +
+           "' sea\n"
+           "comp '" +
+           m +
+           "' search --l\n"
+           "comp '" +
+           m +
+           "' search --limit ''\n"
+           "comp '" +
+           m + "' --config '" + config().string() + "' search --server ''\n"},
       o);
   ASSERT_EQ(bash.exit_code, 0) << bash.err;
   EXPECT_THAT(bash.out, HasSubstr("sea|search\n"));
@@ -289,7 +301,8 @@ TEST_F(CliSearch, CompletionScriptsAndManPage_KnowTheVerb) {
   ASSERT_TRUE(fs::exists(page)) << page << " is missing: the build makes it with help2man";
   RunOptions groff;
   groff.env = {{"LC_ALL", "C.UTF-8"}};
-  MeasuredRun man = run_measured({"/usr/bin/groff", "-man", "-Tutf8", "-P-cbou", page.string()}, groff);
+  MeasuredRun man =
+      run_measured({"/usr/bin/groff", "-man", "-Tutf8", "-P-cbou", page.string()}, groff);
   ASSERT_EQ(man.exit_code, 0) << man.err;
   EXPECT_THAT(man.out, HasSubstr("mcprt search create a directory"));
   EXPECT_THAT(man.out, HasSubstr("an empty search query"));

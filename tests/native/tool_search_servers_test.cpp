@@ -4,17 +4,17 @@
 // roots); server-memory; server-sequential-thinking; @playwright/mcp (headless, the system
 // Chromium, no browser download); @upstash/context7-mcp (lists its tools without the
 // network); the demo server over stdio, over HTTP and over stdio with the legacy protocol.
-// sequential-thinking has alwaysLoad. The model's view: the registry holds mcp_tool_search and the always-load
-// server's tools while the rest are deferred; mcp_tool_search with a task finds the right
-// tool first and loads it; the loaded tool works; select: loads two names at once.
+// sequential-thinking has alwaysLoad. The model's view: the registry holds mcp_tool_search and the
+// always-load server's tools while the rest are deferred; mcp_tool_search with a task finds the
+// right tool first and loads it; the loaded tool works; select: loads two names at once.
 //
 // Every server stays on this machine: the stdio servers run in `unshare -n` with only
 // loopback up where that is allowed (root), else with tests/fixtures/loopback.mjs
 // preloaded; the HTTP servers listen on 127.0.0.1 (the preload binds their bare ports
 // there). Prints the token counts the closing note of issue 15 quotes.
+#include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -77,7 +77,8 @@ json node_stdio_entry(const std::string& script, const std::vector<std::string>&
   argv.push_back(script);
   argv.insert(argv.end(), args.begin(), args.end());
   if (!can_unshare_network()) {
-    json entry = {{"command", argv.front()}, {"args", json(std::vector<std::string>(argv.begin() + 1, argv.end()))}};
+    json entry = {{"command", argv.front()},
+                  {"args", json(std::vector<std::string>(argv.begin() + 1, argv.end()))}};
     return entry;
   }
   std::string line = "ip link set lo up && exec";
@@ -93,11 +94,13 @@ json node_stdio_entry(const std::string& script, const std::vector<std::string>&
 // destructor kills and reaps it.
 class ServerProcess {
  public:
-  ServerProcess(std::vector<std::string> argv, std::vector<std::string> env_extra, const std::string& log) {
+  ServerProcess(std::vector<std::string> argv, std::vector<std::string> env_extra,
+                const std::string& log) {
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(),
+                                     O_WRONLY | O_CREAT | O_APPEND, 0600);
     posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
     std::vector<std::string> env;
     for (char** e = environ; *e; ++e) env.emplace_back(*e);
@@ -175,9 +178,8 @@ class ToolSearchServers : public ::testing::Test {
   // Starts `argv` (listening on 127.0.0.1:`port`) and waits until the port accepts.
   void start_http(const std::string& label, std::vector<std::string> argv, int port) {
     const fs::path log = root_ / (label + ".log");
-    auto server = std::make_unique<ServerProcess>(std::move(argv),
-                                                  std::vector<std::string>{"PORT=" + std::to_string(port)},
-                                                  log.string());
+    auto server = std::make_unique<ServerProcess>(
+        std::move(argv), std::vector<std::string>{"PORT=" + std::to_string(port)}, log.string());
     ASSERT_EQ(server->error(), "");
     // A bounded wait for a process outside any loop; a safety net, not a timing assertion.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -192,36 +194,44 @@ class ToolSearchServers : public ::testing::Test {
 
   // The twelve entries (the HTTP servers are started here).
   json twelve_servers() {
-    const std::string everything = package_file("@modelcontextprotocol/server-everything", "dist/index.js");
+    const std::string everything =
+        package_file("@modelcontextprotocol/server-everything", "dist/index.js");
     const std::string loopback = source_root() + "/tests/fixtures/loopback.mjs";
     const int everything_http = free_loopback_port();
-    start_http("everything-http", {"node", "--import", loopback, everything, "streamableHttp"}, everything_http);
+    start_http("everything-http", {"node", "--import", loopback, everything, "streamableHttp"},
+               everything_http);
     const int everything_sse = free_loopback_port();
     start_http("everything-sse", {"node", "--import", loopback, everything, "sse"}, everything_sse);
     const int demo_http = free_loopback_port();
     start_http("demo-http", {MCPRT_DEMO_SERVER, "--http", std::to_string(demo_http)}, demo_http);
     if (HasFatalFailure()) return {};
 
-    auto url = [](int port, const char* path) { return "http://127.0.0.1:" + std::to_string(port) + path; };
+    auto url = [](int port, const char* path) {
+      return "http://127.0.0.1:" + std::to_string(port) + path;
+    };
     json servers = json::object();
     servers["everything"] = node_stdio_entry(everything, {"stdio"});
     servers["everything-http"] = {{"type", "http"}, {"url", url(everything_http, "/mcp")}};
     servers["everything-sse"] = {{"type", "sse"}, {"url", url(everything_sse, "/sse")}};
-    servers["filesystem"] = node_stdio_entry(package_file("@modelcontextprotocol/server-filesystem", "dist/index.js"),
-                                             {(root_ / "files").string()});
+    servers["filesystem"] =
+        node_stdio_entry(package_file("@modelcontextprotocol/server-filesystem", "dist/index.js"),
+                         {(root_ / "files").string()});
     servers["filesystem"]["roots"] = {(root_ / "files").string()};
-    servers["notes"] = node_stdio_entry(package_file("@modelcontextprotocol/server-filesystem", "dist/index.js"),
-                                        {(root_ / "notes").string()});
+    servers["notes"] =
+        node_stdio_entry(package_file("@modelcontextprotocol/server-filesystem", "dist/index.js"),
+                         {(root_ / "notes").string()});
     servers["notes"]["roots"] = {(root_ / "notes").string()};
-    servers["memory"] = node_stdio_entry(package_file("@modelcontextprotocol/server-memory", "dist/index.js"), {});
+    servers["memory"] =
+        node_stdio_entry(package_file("@modelcontextprotocol/server-memory", "dist/index.js"), {});
     servers["memory"]["env"] = {{"MEMORY_FILE_PATH", (root_ / "memory.jsonl").string()}};
-    servers["sequential-thinking"] =
-        node_stdio_entry(package_file("@modelcontextprotocol/server-sequential-thinking", "dist/index.js"), {});
+    servers["sequential-thinking"] = node_stdio_entry(
+        package_file("@modelcontextprotocol/server-sequential-thinking", "dist/index.js"), {});
     servers["sequential-thinking"]["alwaysLoad"] = true;
-    servers["playwright"] =
-        node_stdio_entry(package_file("@playwright/mcp", "cli.js"),
-                         {"--headless", "--isolated", "--no-sandbox", "--executable-path", "/usr/bin/chromium"});
-    servers["context7"] = node_stdio_entry(package_file("@upstash/context7-mcp", "dist/index.js"), {"--transport", "stdio"});
+    servers["playwright"] = node_stdio_entry(
+        package_file("@playwright/mcp", "cli.js"),
+        {"--headless", "--isolated", "--no-sandbox", "--executable-path", "/usr/bin/chromium"});
+    servers["context7"] = node_stdio_entry(package_file("@upstash/context7-mcp", "dist/index.js"),
+                                           {"--transport", "stdio"});
     servers["demo"] = {{"command", MCPRT_DEMO_SERVER}};
     servers["demo-http"] = {{"type", "http"}, {"url", url(demo_http, "/mcp")}};
     servers["demo-legacy"] = {{"command", MCPRT_DEMO_SERVER}, {"args", {"--protocol", "legacy"}}};
@@ -264,7 +274,8 @@ TEST_F(ToolSearchServers, TwelveServers_ToolsDeferredBehindSearch_SearchLoadsAnd
   options.use_cache = false;
   options.log.level = LogLevel::error;
   options.log.read_env = false;
-  options.resource_tools.mode = ResourceToolsMode::never;  // the registry: MCP tools and the meta-tool
+  options.resource_tools.mode =
+      ResourceToolsMode::never;  // the registry: MCP tools and the meta-tool
   options.tool_search.mode = ToolSearchMode::on;
   host_ = std::make_unique<native::NativeHost>(std::move(options));
   const LoadResult loaded = host_->load(Millis(120000));
@@ -307,11 +318,13 @@ TEST_F(ToolSearchServers, TwelveServers_ToolsDeferredBehindSearch_SearchLoadsAnd
   // demo server's name all of its tools; server-everything's name get-roots-list and four
   // more).
   EXPECT_TRUE(registered(kToolSearchTool));
-  EXPECT_TRUE(registered("mcp_sequential-thinking_sequentialthinking")) << "the server has alwaysLoad";
+  EXPECT_TRUE(registered("mcp_sequential-thinking_sequentialthinking"))
+      << "the server has alwaysLoad";
   EXPECT_TRUE(registered("mcp_demo-http_echo"));
   EXPECT_TRUE(registered("mcp_everything-sse_get-roots-list"));
   for (const auto& name : host_->registry().names()) {
-    EXPECT_TRUE(name == kToolSearchTool || loaded_at_start.count(name)) << name << " is registered but not loaded";
+    EXPECT_TRUE(name == kToolSearchTool || loaded_at_start.count(name))
+        << name << " is registered but not loaded";
   }
   EXPECT_EQ(host_->registry().names().size(), 1 + loaded_at_start.size());
   EXPECT_FALSE(registered("mcp_filesystem_create_directory"));
@@ -327,22 +340,25 @@ TEST_F(ToolSearchServers, TwelveServers_ToolsDeferredBehindSearch_SearchLoadsAnd
   const std::string catalog_text = session.catalog_text();
   std::string always;
   for (const auto& name : loaded_at_start) always += " " + name;
-  std::printf("[tool search] 12 servers, %zu tools (%zu deferred, %zu loaded at start)\n"
-              "[tool search] full definitions of all tools ~%zu tokens; catalog lines of all tools ~%zu "
-              "tokens; catalog_text (the deferred ones) %zu bytes ~%zu tokens; definitions of the tools "
-              "loaded at start ~%zu tokens\n[tool search] loaded at start:%s\n",
-              catalog.size(), deferred, loaded_at_start.size(), full_tokens, (catalog_bytes + 3) / 4,
-              catalog_text.size(), (catalog_text.size() + 3) / 4, loaded_tokens, always.c_str());
+  std::printf(
+      "[tool search] 12 servers, %zu tools (%zu deferred, %zu loaded at start)\n"
+      "[tool search] full definitions of all tools ~%zu tokens; catalog lines of all tools ~%zu "
+      "tokens; catalog_text (the deferred ones) %zu bytes ~%zu tokens; definitions of the tools "
+      "loaded at start ~%zu tokens\n[tool search] loaded at start:%s\n",
+      catalog.size(), deferred, loaded_at_start.size(), full_tokens, (catalog_bytes + 3) / 4,
+      catalog_text.size(), (catalog_text.size() + 3) / 4, loaded_tokens, always.c_str());
   std::fflush(stdout);
   EXPECT_LT(catalog_text.size() / 4, full_tokens);
 
   // The user's view in a REPL: /mcp list says tool search is on; /mcp search shows the hits
   // and loads nothing.
-  EXPECT_THAT(command("/mcp list"), HasSubstr("Tool search: on (" + std::to_string(deferred) + " deferred, " +
-                                              std::to_string(loaded_at_start.size()) + " loaded;"));
+  EXPECT_THAT(command("/mcp list"),
+              HasSubstr("Tool search: on (" + std::to_string(deferred) + " deferred, " +
+                        std::to_string(loaded_at_start.size()) + " loaded;"));
   const std::string shown = command("/mcp search --limit 3 create a directory");
-  EXPECT_THAT(shown, HasSubstr("Tools for \"create a directory\" (3 of " + std::to_string(catalog.size()) +
-                               " tools):\n  mcp_filesystem_create_directory "))
+  EXPECT_THAT(shown,
+              HasSubstr("Tools for \"create a directory\" (3 of " + std::to_string(catalog.size()) +
+                        " tools):\n  mcp_filesystem_create_directory "))
       << shown;
   EXPECT_FALSE(registered("mcp_filesystem_create_directory")) << "/mcp search only shows";
 
@@ -355,19 +371,24 @@ TEST_F(ToolSearchServers, TwelveServers_ToolsDeferredBehindSearch_SearchLoadsAnd
   EXPECT_EQ(ranked.hits[0].name, "mcp_filesystem_create_directory") << found.text;
   EXPECT_THAT(found.text, HasSubstr("mcp_filesystem_create_directory"));
   EXPECT_TRUE(registered("mcp_filesystem_create_directory")) << found.text;
-  ToolResult made = call("mcp_filesystem_create_directory", {{"path", (root_ / "files" / "made-by-search").string()}});
+  ToolResult made = call("mcp_filesystem_create_directory",
+                         {{"path", (root_ / "files" / "made-by-search").string()}});
   EXPECT_FALSE(made.is_error) << made.text;
   EXPECT_TRUE(fs::is_directory(root_ / "files" / "made-by-search")) << made.text;
 
-  ToolResult memory = call(kToolSearchTool, {{"query", "store an entity in the knowledge graph"}, {"limit", 3}});
+  ToolResult memory =
+      call(kToolSearchTool, {{"query", "store an entity in the knowledge graph"}, {"limit", 3}});
   EXPECT_FALSE(memory.is_error) << memory.text;
-  const ToolSearchResult memory_ranked = session.search_tools("store an entity in the knowledge graph", 3);
+  const ToolSearchResult memory_ranked =
+      session.search_tools("store an entity in the knowledge graph", 3);
   ASSERT_FALSE(memory_ranked.hits.empty());
   EXPECT_EQ(memory_ranked.hits[0].name, "mcp_memory_create_entities") << memory.text;
   ASSERT_TRUE(registered("mcp_memory_create_entities")) << memory.text;
-  ToolResult stored = call("mcp_memory_create_entities",
-                           {{"entities", {{{"name", "mcprt"}, {"entityType", "project"},
-                                           {"observations", {"found by mcp_tool_search"}}}}}});
+  ToolResult stored =
+      call("mcp_memory_create_entities", {{"entities",
+                                           {{{"name", "mcprt"},
+                                             {"entityType", "project"},
+                                             {"observations", {"found by mcp_tool_search"}}}}}});
   EXPECT_FALSE(stored.is_error) << stored.text;
   EXPECT_THAT(stored.text, HasSubstr("mcprt"));
   EXPECT_THAT(read_text(root_ / "memory.jsonl"), HasSubstr("found by mcp_tool_search"));
@@ -376,13 +397,15 @@ TEST_F(ToolSearchServers, TwelveServers_ToolsDeferredBehindSearch_SearchLoadsAnd
   EXPECT_FALSE(registered("mcp_notes_list_allowed_directories"));
   EXPECT_FALSE(registered("mcp_everything_echo"));
   ToolResult selected =
-      call(kToolSearchTool, {{"query", "select:mcp_notes_list_allowed_directories,mcp_everything_echo"}});
+      call(kToolSearchTool,
+           {{"query", "select:mcp_notes_list_allowed_directories,mcp_everything_echo"}});
   EXPECT_FALSE(selected.is_error) << selected.text;
   EXPECT_TRUE(registered("mcp_notes_list_allowed_directories")) << selected.text;
   EXPECT_TRUE(registered("mcp_everything_echo")) << selected.text;
   EXPECT_THAT(call("mcp_notes_list_allowed_directories", json::object()).text,
               HasSubstr((root_ / "notes").string()));
-  EXPECT_THAT(call("mcp_everything_echo", {{"message", "loaded by select"}}).text, HasSubstr("loaded by select"));
+  EXPECT_THAT(call("mcp_everything_echo", {{"message", "loaded by select"}}).text,
+              HasSubstr("loaded by select"));
 
   const std::vector<std::string> now_loaded = session.loaded_tools();
   for (const char* name : {"mcp_filesystem_create_directory", "mcp_memory_create_entities",

@@ -403,7 +403,8 @@ std::string format_tool_search(std::string_view query, const ToolSearchResult& r
       std::to_string(by_name.size()) + (by_name.size() == 1 ? " tool" : " tools");
   std::ostringstream out;
   if (result.hits.empty()) {
-    if (result.not_found.empty()) out << "No tool matches " << q(std::string(query)) << " (searched " << searched << ").\n";
+    if (result.not_found.empty())
+      out << "No tool matches " << q(std::string(query)) << " (searched " << searched << ").\n";
   } else {
     out << "Tools for " << q(std::string(query)) << " (" << result.hits.size() << " of " << searched
         << "):\n";
@@ -419,8 +420,8 @@ std::string format_tool_search(std::string_view query, const ToolSearchResult& r
         std::snprintf(buf, sizeof buf, "%.2f", hit.score);
         score = buf;
       }
-      rows.push_back({search_cell(hit.name), entry ? search_cell(entry->server) : std::string(), match, score,
-                      entry ? search_cell(entry->summary) : std::string()});
+      rows.push_back({search_cell(hit.name), entry ? search_cell(entry->server) : std::string(),
+                      match, score, entry ? search_cell(entry->summary) : std::string()});
     }
     std::vector<std::size_t> widths(rows.front().size(), 0);
     for (const auto& r : rows) {
@@ -498,8 +499,8 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
     if (sub == "search" && !args.empty()) return answer(std::move(done), search(args));
 
     static const std::set<std::string> known{
-        "list",   "tools",   "status", "reload",    "reconnect", "auth",  "enable",
-        "disable", "add",    "remove", "resources", "prompts",   "read",  "prompt", "search"};
+        "list", "tools",  "status",    "reload",  "reconnect", "auth",   "enable", "disable",
+        "add",  "remove", "resources", "prompts", "read",      "prompt", "search"};
     std::string head = known.count(sub) ? "Wrong arguments for /mcp " + sub + ".\n"
                                         : "Unknown subcommand " + q(sub) + ".\n";
     answer(std::move(done), head + usage());
@@ -689,7 +690,8 @@ struct McpCommandController::Impl : std::enable_shared_from_this<Impl> {
       const bool digits = !value.empty() && value.size() <= 3 &&
                           value.find_first_not_of("0123456789") == std::string::npos;
       limit = 0;
-      for (char c : digits ? value : std::string()) limit = limit * 10 + static_cast<std::size_t>(c - '0');
+      for (char c : digits ? value : std::string())
+        limit = limit * 10 + static_cast<std::size_t>(c - '0');
       if (limit < 1 || limit > kToolSearchMaxLimit) {
         return "--limit takes a number from 1 to " + std::to_string(kToolSearchMaxLimit) + ". " +
                kUsage;
