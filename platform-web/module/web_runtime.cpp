@@ -215,10 +215,14 @@ json auth_status_json(const OAuthStatus& s) {
 // ToolSearchMatch as the JS API names it.
 const char* match_name(ToolSearchMatch match) {
   switch (match) {
-    case ToolSearchMatch::exact_name: return "exact-name";
-    case ToolSearchMatch::name_substring: return "name-substring";
-    case ToolSearchMatch::selected: return "selected";
-    case ToolSearchMatch::keywords: break;
+    case ToolSearchMatch::exact_name:
+      return "exact-name";
+    case ToolSearchMatch::name_substring:
+      return "name-substring";
+    case ToolSearchMatch::selected:
+      return "selected";
+    case ToolSearchMatch::keywords:
+      break;
   }
   return "keywords";
 }
@@ -230,9 +234,10 @@ ToolSearchOptions tool_search_options(const json& value) {
   if (!value.is_object()) return out;
   if (auto mode = parse_tool_search_mode(string_option(value, "mode", "auto"))) out.mode = *mode;
   // (long long: the instantiation the other options use.)
-  out.auto_tool_threshold = static_cast<std::size_t>(
-      number_option<long long>(value, "threshold", static_cast<long long>(out.auto_tool_threshold)));
-  out.auto_token_budget = static_cast<std::size_t>(number_option<long long>(value, "tokenBudget", 0));
+  out.auto_tool_threshold = static_cast<std::size_t>(number_option<long long>(
+      value, "threshold", static_cast<long long>(out.auto_tool_threshold)));
+  out.auto_token_budget =
+      static_cast<std::size_t>(number_option<long long>(value, "tokenBudget", 0));
   return out;
 }
 
