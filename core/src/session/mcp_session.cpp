@@ -1,7 +1,7 @@
 #include <algorithm>
 #include <set>
 #include <string_view>
-#include <unordered_map>
+#include <map>
 #include <utility>
 
 #include "mcprt/json_object.hpp"
@@ -82,14 +82,22 @@ class ToolSearchMetaTool final : public Tool {
 
  private:
   static const json& schema() {
-    static const json s = json::parse(R"({
-      "type": "object",
-      "properties": {
-        "query": {"type": "string", "description": "What you want to do (\"read a file\"), a tool name, or select:name1,name2 to load tools by exact name. +word requires the word in the tool name."},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 50, "description": "At most this many tools (default 8)."}
-      },
-      "required": ["query"]
-    })", nullptr, false);
+    // Built, not parsed: the web module links no JSON text parser of nlohmann's.
+    static const json s = json_object(
+        {{"type", "object"},
+         {"properties",
+          json_object(
+              {{"query",
+                json_object({{"type", "string"},
+                             {"description",
+                              "What you want to do (\"read a file\"), a tool name, or "
+                              "select:name1,name2 to load tools by exact name. +word requires "
+                              "the word in the tool name."}})},
+               {"limit", json_object({{"type", "integer"},
+                                      {"minimum", 1},
+                                      {"maximum", static_cast<int>(kToolSearchMaxLimit)},
+                                      {"description", "At most this many tools (default 8)."}})}})},
+         {"required", json::array({"query"})}});
     return s;
   }
 
@@ -161,7 +169,7 @@ struct McpSession::Search {
   std::set<std::string> loaded;                // what searches, loads and calls loaded
   std::set<std::string> always;                // config, _meta, instructions (this refresh)
   std::vector<std::shared_ptr<McpTool>> tools;  // every MCP tool, sorted (the manager's)
-  std::unordered_map<std::string, const McpTool*> by_name;
+  std::map<std::string, const McpTool*, std::less<>> by_name;
   mutable ToolSearchIndex index;
   mutable bool index_stale = true;
   std::shared_ptr<ToolSearchMetaTool> meta_tool;

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <unordered_map>
+#include <map>
 #include <utility>
 
 #include "framing/utf8.hpp"
@@ -262,9 +262,9 @@ struct ToolSearchIndex::Impl {
     double weighted_tf;
   };
   std::vector<Doc> docs;
-  std::unordered_map<std::string, std::size_t> term_ids;
+  std::map<std::string, std::size_t, std::less<>> term_ids;
   std::vector<std::vector<Posting>> postings;
-  std::unordered_map<std::string, std::size_t> by_name;  // exact full name → doc
+  std::map<std::string, std::size_t, std::less<>> by_name;  // exact full name → doc
   double average_length = 0;
 
   void build(std::vector<ToolSearchDocument> documents) {
@@ -279,7 +279,7 @@ struct ToolSearchIndex::Impl {
                     documents.end());
     docs.reserve(documents.size());
     double total_length = 0;
-    std::unordered_map<std::size_t, double> tf;  // term id → weighted frequency, per doc
+    std::map<std::size_t, double> tf;  // term id → weighted frequency, per doc
     for (std::size_t d = 0; d < documents.size(); ++d) {
       const ToolSearchDocument& src = documents[d];
       Doc doc;
