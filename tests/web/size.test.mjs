@@ -1,6 +1,6 @@
 // SPEC §12: the web module's wasm stays ≤ 600 KB raw and ≤ 200 KB gzip (level 9).
 //
-// The gzip ceiling enforced here is 210 KiB, not SPEC §12's 200 KiB: the module was at
+// The gzip ceiling enforced here is above SPEC §12's 200 KiB: the module was at
 // 200.7 KB before SPEC §15 (resources, prompts, completions, subscriptions) reached it,
 // and that surface costs 11.8 KB gzip in the module (catalogs in the manager and the
 // session, the JS bindings), with the JSON Schema validator already left out of the web
@@ -9,13 +9,12 @@
 // it is now (213.2 KB) plus a little, so that growth still fails here, and it reports how
 // far over SPEC §12 the module is.
 //
-// SPEC §16's tool search raised the ceiling by what it costs the module: 25,626 B gzip
-// (60,559 B raw; the same core with and without the web runtime's tool search, measured on
-// 2026-12-03): the core's index, session and meta-tool, which the web runtime links since
-// it keeps a ToolRegistry and an McpSession (about 5 KB raw of it is the runtime's own
-// bindings). The largest parts are the meta-tool's input schema read with nlohmann's
-// json::parse (its parser, lexer and strtod come with it: 6.3 KB gzip; the core's
-// parse_json is in the module already) and std::unordered_map (2.4 KB gzip more).
+// SPEC §16's tool search costs the module 17 KB gzip: the core's index, session and
+// meta-tool, which the web runtime links since it keeps a ToolRegistry and an McpSession
+// (about 5 KB raw of it is the runtime's own bindings). It first cost 25.6 KB; building the
+// meta-tool's schema instead of reading it with nlohmann's json::parse (whose lexer and
+// strtod came with it) saved 6.3 KB, and std::map for std::unordered_map 2.4 KB. The
+// module is 232,412 B gzip (2026-12-03); the ceiling is that plus a little.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -23,7 +22,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const SPEC_GZIP = 200 * 1024;
-const CEILING_GZIP = 210 * 1024 + 25626;
+const CEILING_GZIP = 233_000;
 
 test('Size_WasmModuleIsWithinTheBudget', (t) => {
   const wasmPath = path.join(path.dirname(process.env.MCPRT_JS_PACKAGE ?? ''), 'mcprt.wasm');
