@@ -9,11 +9,10 @@
 // screenshot goes to MCPRT_WEB_ARTIFACTS (search.png).
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { startLoopbackServer } from './support/harness.mjs';
+import { startInstructionlessProxy } from './support/harness.mjs';
 import { launchBrowser, startServeDemo, waitForDemoTools } from './support/demo_page.mjs';
 
 const kArtifacts = process.env.MCPRT_WEB_ARTIFACTS || path.resolve('web-artifacts');
@@ -22,36 +21,6 @@ let served;
 let browser;
 let plain;
 
-// A loopback proxy to the MCP server at `target` that drops `instructions` from its
-// answers (everything else, CORS headers included, goes through as it is).
-async function startPlainProxy(target) {
-  const origin = new URL(target).origin;
-  const server = await startLoopbackServer((req, res, body) => {
-    // (No accept-encoding: the answer is read as it comes.)
-    const { 'accept-encoding': _, ...headers } = req.headers;
-    const upstream = http.request(new URL(req.url, origin), { method: req.method, headers: { ...headers, host: new URL(origin).host } },
-                                  (answer) => {
-                                    if (!String(answer.headers['content-type']).startsWith('application/json')) {
-                                      res.writeHead(answer.statusCode, answer.headers);
-                                      answer.pipe(res);
-                                      return;
-                                    }
-                                    const chunks = [];
-                                    answer.on('data', (c) => chunks.push(c));
-                                    answer.on('end', () => {
-                                      const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-                                      if (message?.result) delete message.result.instructions;
-                                      const text = JSON.stringify(message);
-                                      const { 'transfer-encoding': __, ...answerHeaders } = answer.headers;
-                                      res.writeHead(answer.statusCode, { ...answerHeaders, 'content-length': String(Buffer.byteLength(text)) });
-                                      res.end(text);
-                                    });
-                                  });
-    upstream.on('error', () => res.destroy());
-    upstream.end(body);
-  });
-  return { url: server.url('/mcp'), close: () => server.close() };
-}
 
 before(async () => {
   mkdirSync(kArtifacts, { recursive: true });
@@ -60,7 +29,7 @@ before(async () => {
   for (const started of [s, b]) if (started.status === 'rejected') throw started.reason;
   // The demo server's URL, as serve-demo gives it to the page.
   const config = await (await fetch(new URL('config.json', served.url))).json();
-  plain = await startPlainProxy(config.demoServerUrl);
+  plain = await startInstructionlessProxy(config.demoServerUrl);
 });
 
 after(async () => {
@@ -102,7 +71,7 @@ test('the search box ranks hits live; with tool search on, Load and Reset change
   await page.goto(served.url);
   await waitForDemoTools(page, { deferred: false });
   await page.locator('#server-name').fill('plain');
-  await page.locator('#server-url').fill(plain.url);
+  await page.locator('#server-url').fill(plain.url('/mcp'));
   await page.locator('#add-server button[type="submit"]').click();
   await page.waitForFunction(() => document.querySelectorAll('#tools details.tool[data-deferred="false"]').length === 12,
                              null, { timeout: 30000 });

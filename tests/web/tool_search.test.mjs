@@ -9,12 +9,11 @@
 // and the catalog and search work from the IndexedDB cache while the server does not
 // answer.
 import 'fake-indexeddb/auto';
-import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 
-import { startDemoServer, startLoopbackServer, waitFor } from './support/harness.mjs';
+import { startDemoServer, startInstructionlessProxy, waitFor } from './support/harness.mjs';
 
 const packageEntry = process.env.MCPRT_JS_PACKAGE;
 assert.ok(packageEntry, 'MCPRT_JS_PACKAGE must name the assembled package index.js (ctest sets it)');
@@ -25,41 +24,6 @@ const kRawTools = ['add', 'echo', 'fail', 'now', 'slow_task', 'word_count'];
 const names = (server) => kRawTools.map((t) => `mcp_${server}_${t}`);
 const kAllTools = [...names('demo'), ...names('other')].sort();
 
-// A loopback proxy in front of the demo server that answers as a server without
-// `instructions` (the demo server's name each of its tools, and instructions that name a
-// tool keep it loaded: SPEC §16), and leaves every new request unanswered while
-// `state.hold` is set (a server that stopped answering). Paths and queries go through, so
-// `/mcp?second` is a second server.
-async function startPlainProxy(target) {
-  const state = { hold: false };
-  const origin = new URL(target).origin;
-  const server = await startLoopbackServer((req, res, body) => {
-    if (state.hold) return;
-    // (No accept-encoding: the answer is read as it comes.)
-    const { 'accept-encoding': _, ...headers } = req.headers;
-    const upstream = http.request(new URL(req.url, origin), { method: req.method, headers: { ...headers, host: new URL(origin).host } },
-                                  (answer) => {
-                                    if (!String(answer.headers['content-type']).startsWith('application/json')) {
-                                      res.writeHead(answer.statusCode, answer.headers);
-                                      answer.pipe(res);
-                                      return;
-                                    }
-                                    const chunks = [];
-                                    answer.on('data', (c) => chunks.push(c));
-                                    answer.on('end', () => {
-                                      const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-                                      if (message?.result) delete message.result.instructions;
-                                      const text = JSON.stringify(message);
-                                      const { 'transfer-encoding': __, ...answerHeaders } = answer.headers;
-                                      res.writeHead(answer.statusCode, { ...answerHeaders, 'content-length': String(Buffer.byteLength(text)) });
-                                      res.end(text);
-                                    });
-                                  });
-    upstream.on('error', () => res.destroy());
-    upstream.end(body);
-  });
-  return { url: (p) => server.url(p), state, close: () => server.close() };
-}
 
 describe('mcprt runtime: tool search over two demo servers', () => {
   let demo;
@@ -76,7 +40,7 @@ describe('mcprt runtime: tool search over two demo servers', () => {
   };
   before(async () => {
     demo = await startDemoServer();
-    plain = await startPlainProxy(demo.url);
+    plain = await startInstructionlessProxy(demo.url);
   });
   after(async () => {
     for (const rt of runtimes) rt.dispose();
@@ -219,7 +183,7 @@ describe('mcprt runtime: tool search over two demo servers', () => {
   });
 
   test('Catalog_AndSearchWorkFromTheCacheBeforeTheServerAnswers', async () => {
-    const proxy = await startPlainProxy(demo.url);
+    const proxy = await startInstructionlessProxy(demo.url);
     try {
       const cache = { database: 'mcprt-tool-search-test', store: 'tools' };
       const servers = { demo: { url: proxy.url('/mcp'), reconnect: false } };  // one config: the cache key

@@ -41,6 +41,26 @@ std::string pad(std::string s, std::size_t width) {
   return s;
 }
 
+// Rows as aligned columns, two spaces in front and between; the last column is not
+// padded and trailing spaces are dropped. `rows` is not empty and its rows are as long.
+std::string table_rows(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& r : rows) {
+    for (std::size_t i = 0; i + 1 < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
+  }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line = " ";
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      line += " " + (i + 1 < r.size() ? pad(r[i], widths[i]) : r[i]);
+      if (i + 1 < r.size()) line += " ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
 std::string phase_label(const ServerState& st) {
   std::string label = to_string(st.phase);
   if (st.tools_from_cache && st.phase != ServerPhase::connected) label += " (cached tools)";
@@ -249,21 +269,7 @@ std::string format_catalog(CatalogKind kind, const std::vector<CatalogEntry>& en
     row.push_back(std::move(description));
     rows.push_back(std::move(row));
   }
-  std::vector<std::size_t> widths(rows.front().size(), 0);
-  for (const auto& r : rows) {
-    for (std::size_t i = 0; i + 1 < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
-  }
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line = " ";
-    for (std::size_t i = 0; i < r.size(); ++i) {
-      line += " " + (i + 1 < r.size() ? pad(r[i], widths[i]) : r[i]);
-      if (i + 1 < r.size()) line += " ";
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + "\n";
-  }
-  return out;
+  return table_rows(rows);
 }
 
 std::string format_resource_contents(const json& result) {
@@ -423,19 +429,7 @@ std::string format_tool_search(std::string_view query, const ToolSearchResult& r
       rows.push_back({search_cell(hit.name), entry ? search_cell(entry->server) : std::string(),
                       match, score, entry ? search_cell(entry->summary) : std::string()});
     }
-    std::vector<std::size_t> widths(rows.front().size(), 0);
-    for (const auto& r : rows) {
-      for (std::size_t i = 0; i + 1 < r.size(); ++i) widths[i] = std::max(widths[i], r[i].size());
-    }
-    for (const auto& r : rows) {
-      std::string line = " ";
-      for (std::size_t i = 0; i < r.size(); ++i) {
-        line += " " + (i + 1 < r.size() ? pad(r[i], widths[i]) : r[i]);
-        if (i + 1 < r.size()) line += " ";
-      }
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out << line << "\n";
-    }
+    out << table_rows(rows);
   }
   for (const auto& name : result.not_found) {
     out << "No tool named " << q(search_cell(name))

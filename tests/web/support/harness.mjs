@@ -157,3 +157,39 @@ function portAccepts(port) {
     s.on('error', () => { s.destroy(); resolve(false); });
   });
 }
+
+// A loopback proxy in front of an MCP server (`target`) that answers as a server without
+// `instructions` (the demo server's name each of its tools, and instructions that name a
+// tool keep it loaded under tool search: SPEC §16), and leaves every new request unanswered while
+// `state.hold` is set (a server that stopped answering). Paths and queries go through, so
+// `/mcp?second` is a second server.
+export async function startInstructionlessProxy(target) {
+  const state = { hold: false };
+  const origin = new URL(target).origin;
+  const server = await startLoopbackServer((req, res, body) => {
+    if (state.hold) return;
+    // (No accept-encoding: the answer is read as it comes.)
+    const { 'accept-encoding': _, ...headers } = req.headers;
+    const upstream = http.request(new URL(req.url, origin), { method: req.method, headers: { ...headers, host: new URL(origin).host } },
+                                  (answer) => {
+                                    if (!String(answer.headers['content-type']).startsWith('application/json')) {
+                                      res.writeHead(answer.statusCode, answer.headers);
+                                      answer.pipe(res);
+                                      return;
+                                    }
+                                    const chunks = [];
+                                    answer.on('data', (c) => chunks.push(c));
+                                    answer.on('end', () => {
+                                      const message = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+                                      if (message?.result) delete message.result.instructions;
+                                      const text = JSON.stringify(message);
+                                      const { 'transfer-encoding': __, ...answerHeaders } = answer.headers;
+                                      res.writeHead(answer.statusCode, { ...answerHeaders, 'content-length': String(Buffer.byteLength(text)) });
+                                      res.end(text);
+                                    });
+                                  });
+    upstream.on('error', () => res.destroy());
+    upstream.end(body);
+  });
+  return { url: (p) => server.url(p), state, close: () => server.close() };
+}
