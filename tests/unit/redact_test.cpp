@@ -122,6 +122,15 @@ TEST(RedactSecrets, MasksSecretKeyValuePairs) {
   EXPECT_EQ(redact_secrets("secret=\"x y\""), "secret=\"***\"");
 }
 
+// A quote that never closes does not swallow the rest of the message (fuzz_url: a path
+// segment "access_token=':x" inside an error sentence ate the sentence's end).
+TEST(RedactSecrets, AnUnclosedQuoteEndsTheValueWhereAnUnquotedOneWould) {
+  EXPECT_EQ(redact_secrets("from https://h/a':b/access_token=':1F1 (upstream failed)"),
+            "from https://h/a':b/access_token='*** (upstream failed)");
+  EXPECT_EQ(redact_secrets("token=\"abc, then more"), "token=\"***, then more");
+  EXPECT_EQ(redact_secrets(redact_secrets("password='x y")), "password='*** y");
+}
+
 TEST(RedactSecrets, MasksSecretJsonStringFields) {
   EXPECT_EQ(redact_secrets(R"({"name":"s","apiKey": "abc","headers":{"Authorization":"Bearer t"}})"),
             R"({"name":"s","apiKey": "***","headers":{"Authorization":"***"}})");

@@ -307,12 +307,15 @@ class Redactor {
     while (s > done_ && is_name_char(text_[s - 1])) --s;
     if (s == eq || !is_secret_name(text_.substr(s, eq - s))) return npos;
     std::size_t v = eq + 1;
-    std::size_t e = v;
+    std::size_t e = npos;
     if (v < text_.size() && (text_[v] == '"' || text_[v] == '\'')) {
       const char quote = text_[v++];
       e = text_.find(quote, v);
-      if (e == npos) e = text_.size();
-    } else {
+    }
+    if (e == npos) {
+      // Unquoted, or a quote never closed: the value ends where an unquoted one would (not
+      // at the end of the text, which would swallow the rest of a message).
+      e = v;
       while (e < text_.size() && !ends_value(text_[e])) ++e;
     }
     if (e == v || text_.substr(v, e - v) == kRedactedMask) return handled(e);
