@@ -558,10 +558,20 @@ export interface Runtime {
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult>;
   /**
    * Subscribes to `uri` (resources/subscribe; `server` as for readResource): `callback`
-   * gets every notifications/resources/updated for it, across reconnects. Resolves with
-   * the function that unsubscribes once the server took the subscription; rejects when it
-   * refused it or does not support subscriptions. discoverAndLoad / reload end every
-   * subscription.
+   * gets every notifications/resources/updated for it until the function this resolves
+   * with is called (idempotent; resources/unsubscribe). Resolves once the server took the
+   * subscription; rejects when it refused it or does not support subscriptions.
+   *
+   * The subscription outlives reconnects and discoverAndLoad / reload: once a load has
+   * resolved it is subscribed again on the new configuration, on the `server` given, else
+   * the server that lists `uri` now, else (its catalog may not be listed yet) the server it
+   * was on if that is still configured, else the one with a template that matches it
+   * (an update while the load runs has no subscription to reach: re-read after a load).
+   * One that cannot be (its server is gone or disabled, or refuses) ends, with one 'warn'
+   * log line (`log` / the console, at logLevel 'warn' or lower) naming the server and
+   * `uri`; calling its function then does nothing. A subscribe() still unanswered when a
+   * load starts rejects with McprtError 'aborted' (like every call of the replaced
+   * manager) and is not subscribed again.
    */
   subscribe(uri: string, callback: (update: ResourceUpdate) => void, options?: { server?: string }): Promise<() => void>;
   /**

@@ -339,7 +339,14 @@ class Runtime {
   #statusListeners = new Set();
   #messageListeners = new Set();
   #catalogListeners = new Set();
-  #subscriptions = new Map();  // subscribe call id → {callback, id (the core's), server}
+  // Resource subscriptions (subscribe()), each a record {uri, callback, server (the option
+  // given, '' for none), on (the server it is on), id (the core's, 0 while asked), callId
+  // (its latest subscribe call; 0 while a load replaces the manager), firstCallId, ended}.
+  // A load sends every one to the new manager again (#restoreSubscriptions).
+  #subscriptions = new Set();
+  #subscriptionCalls = new Map();  // subscribe call id → its record (the core's updates name the call)
+  #loads = 0;  // discoverAndLoad / reload calls so far (the latest one restores the subscriptions)
+  #logsWarnings = false;  // logLevel lets the runtime's own warnings through
   #loaded = false;  // a discoverAndLoad succeeded: there is a manager to add servers to
   #loading = null;  // the discoverAndLoad / reload in flight (settles, never rejects)
   #changes = Promise.resolve();  // addServer / removeServer, one after another
@@ -365,6 +372,7 @@ class Runtime {
     // Quiet by default in Node (a library does not write to its host's stderr unless asked
     // to: logLevel or log), the console's warnings in a browser.
     nativeOptions.logLevel ??= isNode && !this.#logSink ? 'silent' : 'warn';
+    this.#logsWarnings = ['debug', 'info', 'warn'].includes(nativeOptions.logLevel);
     // No IndexedDB (Node without fake-indexeddb): the tool cache is off rather than
     // failing, and warning, on every read and write.
     if (nativeOptions.cache === undefined && typeof globalThis.indexedDB === 'undefined') nativeOptions.cache = false;
@@ -416,7 +424,21 @@ class Runtime {
   // `{mcpServers: {...}}`) through discovery, the manager and the startup gate. Replaces
   // any earlier configuration.
   discoverAndLoad({ servers } = {}) {
-    const loaded = this.#load((callId) => this.#native.discoverAndLoad(callId, JSON.stringify(servers ?? {})));
+    // Refused here, not by the module: a refused configuration leaves the manager (and the
+    // calls and subscriptions in it) as it is, and #load is for loads that replace it.
+    let text;
+    try {
+      text = JSON.stringify(servers ?? {});
+    } catch (error) {
+      return Promise.reject(new TypeError(`discoverAndLoad: \`servers\` is not JSON (${describeError(error)})`));
+    }
+    if (typeof text !== 'string' || !text.startsWith('{')) {
+      return Promise.reject(new McprtError({
+        code: 'invalid_argument',
+        message: 'discoverAndLoad: `servers` must be an object of server configs (the mcpServers shape)',
+      }));
+    }
+    const loaded = this.#load((callId) => this.#native.discoverAndLoad(callId, text));
     loaded.then(() => { this.#loaded = true; }, () => {});
     return loaded;
   }
@@ -562,29 +584,23 @@ class Runtime {
   }
 
   // Calls `callback({server, uri, title?})` on every notifications/resources/updated of
-  // `uri` (kept across reconnects); resolves with the function that ends the subscription
-  // once the server took it. A discoverAndLoad or reload ends every subscription.
+  // `uri`; resolves with the function that ends the subscription once the server took it.
+  // The subscription lives until that function is called: across reconnects (the core
+  // subscribes again) and across discoverAndLoad / reload (#restoreSubscriptions sends it
+  // to the new manager). One the new configuration cannot take ends with a warning. A
+  // subscribe() still waiting for its server when a load starts rejects ('aborted'), like
+  // every call of the manager the load replaces.
   subscribe(uri, callback, { server } = {}) {
     if (typeof callback !== 'function') {
       return Promise.reject(new TypeError('subscribe: callback must be a function ({server, uri, title?}) => void'));
     }
-    let callId = 0;
-    const params = JSON.stringify({ uri: String(uri) });
-    const promise = this.#managerCall((id) => {
-      callId = id;
-      this.#subscriptions.set(id, { callback, id: 0, server: '' });
-      this.#native.serverRequest(id, 'subscribe', server === undefined || server === null ? '' : String(server), params);
-    });
-    return promise.then((value) => {
-      const entry = this.#subscriptions.get(callId);
-      if (entry) Object.assign(entry, value);
-      return () => {
-        if (!entry || this.#subscriptions.get(callId) !== entry) return;  // ended already
-        this.#subscriptions.delete(callId);
-        if (!this.#disposed) this.#native.unsubscribe(entry.id);
-      };
-    }, (error) => {
-      this.#subscriptions.delete(callId);
+    const record = { uri: String(uri), callback, server: server === undefined || server === null ? '' : String(server),
+                     on: '', id: 0, callId: 0, firstCallId: 0, ended: false };
+    this.#subscriptions.add(record);
+    const sent = this.#sendSubscription(record, record.server);
+    record.firstCallId = record.callId;
+    return sent.then(() => () => this.#endSubscription(record), (error) => {
+      this.#endSubscription(record);
       throw error;
     });
   }
@@ -685,7 +701,9 @@ class Runtime {
     this.#statusListeners.clear();
     this.#messageListeners.clear();
     this.#catalogListeners.clear();
+    for (const record of this.#subscriptions) record.ended = true;
     this.#subscriptions.clear();
+    this.#subscriptionCalls.clear();
     for (const popup of this.#popups.values()) popup.close();
     this.#popups.clear();
   }
@@ -801,21 +819,102 @@ class Runtime {
   }
 
   #load(begin) {
+    const load = ++this.#loads;
+    // Subscriptions whose first subscribe is still unanswered are aborted with it below;
+    // the others move to the new manager once it has loaded.
+    const held = [...this.#subscriptions].filter((record) => !this.#firstSubscribePending(record));
     // The load replaces the manager: what it had yet to answer never will be.
     for (const callId of this.#managerCalls) {
       this.#pending.get(callId)?.reject(new McprtError({ code: 'aborted', message: 'replaced by a newer discoverAndLoad or reload' }));
       this.#pending.delete(callId);
     }
     this.#managerCalls.clear();
-    // The subscriptions live in the manager the load replaces.
-    this.#subscriptions.clear();
+    for (const record of held) {
+      this.#subscriptionCalls.delete(record.callId);
+      record.callId = 0;
+      record.id = 0;
+    }
     const promise = this.#start(begin);
     const settled = promise.then(() => {}, () => {});
     this.#loading = settled;
     settled.then(() => {
       if (this.#loading === settled) this.#loading = null;
+      // A newer load restores them once it has loaded (this one's manager is gone already).
+      if (load === this.#loads) this.#restoreSubscriptions();
     });
     return promise;
+  }
+
+  #firstSubscribePending(record) {
+    return record.callId !== 0 && record.callId === record.firstCallId && this.#pending.has(record.callId);
+  }
+
+  // resources/subscribe for `record` on `server` ('' → the server that offers its URI);
+  // resolves once the server took it (the record then holds the core's id).
+  #sendSubscription(record, server) {
+    let callId = 0;
+    const promise = this.#managerCall((id) => {
+      callId = id;
+      record.callId = id;
+      record.id = 0;
+      this.#subscriptionCalls.set(id, record);
+      this.#native.serverRequest(id, 'subscribe', server, JSON.stringify({ uri: record.uri }));
+    });
+    return promise.then((value) => {
+      record.on ||= value.server;
+      if (record.callId !== callId) return;  // a load moved it on meanwhile
+      if (record.ended) {
+        // Its function was called while the server was being asked.
+        this.#subscriptionCalls.delete(callId);
+        if (!this.#disposed) this.#native.unsubscribe(value.id);
+        return;
+      }
+      record.id = value.id;
+      record.on = value.server;
+    }, (error) => {
+      if (this.#subscriptionCalls.get(callId) === record) this.#subscriptionCalls.delete(callId);
+      throw error;
+    });
+  }
+
+  // After a load: every subscription the runtime held goes to the new manager, to the server
+  // it names, else to the one that lists its URI now, else (the catalogs may still be on
+  // their way) to the one it was on if that is still configured, else to the one with a
+  // template that matches it. One that cannot be restored ends and is logged once.
+  #restoreSubscriptions() {
+    if (this.#disposed) return;
+    const listing = new Map();
+    for (const resource of this.resources()) {
+      if (!listing.has(resource.uri)) listing.set(resource.uri, resource.server);
+    }
+    for (const record of [...this.#subscriptions]) {
+      if (record.ended || record.callId !== 0) continue;
+      let server = record.server || listing.get(record.uri) || '';
+      if (!server && record.on && this.status(record.on) !== undefined) server = record.on;
+      const sent = this.#sendSubscription(record, server);
+      const callId = record.callId;
+      sent.catch((error) => {
+        // Ended by its function or dispose(), or moved on by a newer load: nothing to say.
+        if (record.ended || record.callId !== callId) return;
+        this.#endSubscription(record);
+        this.#warn(`${server || record.on}: the subscription to ${record.uri} ended: it could not be made ` +
+                   `again after discoverAndLoad / reload (${describeError(error)})`);
+      });
+    }
+  }
+
+  // Ends `record` (idempotent): the core's subscription with it, if it has one yet.
+  #endSubscription(record) {
+    if (record.ended) return;
+    record.ended = true;
+    this.#subscriptions.delete(record);
+    if (this.#subscriptionCalls.get(record.callId) === record) this.#subscriptionCalls.delete(record.callId);
+    if (record.id !== 0 && !this.#disposed) this.#native.unsubscribe(record.id);
+  }
+
+  // The runtime's own warning, through the same path as the core's log lines.
+  #warn(message) {
+    if (this.#logsWarnings) this[log](2, message);
   }
 
   // addServer / removeServer run one after another, each after the load in flight (a
@@ -879,7 +978,7 @@ class Runtime {
         for (const listener of [...this.#catalogListeners]) notify(listener, event);
       }
     } else if (kind === 'resourceUpdated') {
-      const subscription = this.#subscriptions.get(callId);
+      const subscription = this.#subscriptionCalls.get(callId);
       if (!subscription) return;
       const update = { server: value.server, uri: String(value.uri) };
       if (typeof value.title === 'string') update.title = value.title;

@@ -182,6 +182,94 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
     await assert.rejects(rt.subscribe('elsewhere://x', () => {}), (e) => e.code === 'invalid_argument');
   });
 
+  test('Subscribe_KeepsDeliveringAcrossReloadAndDiscoverAndLoadUntilUnsubscribed', async () => {
+    const servers = { demo: { url: demo.url } };
+    const { rt } = await loaded(servers);
+    const sent = [];
+    rt.onMessage(({ server, direction, message }) => { if (direction === 'send' && message.method) sent.push({ server, ...message }); });
+    const subscribes = () => sent.filter((m) => m.method === 'resources/subscribe' && m.params.uri === 'demo://ticker');
+    const updates = [];
+    const unsubscribe = await rt.subscribe('demo://ticker', (u) => updates.push(u));
+    await waitFor(() => updates.length >= 1, 'an update of demo://ticker');
+
+    for (const [what, load] of [['reload', () => rt.reload()], ['discoverAndLoad', () => rt.discoverAndLoad({ servers })]]) {
+      const before = subscribes().length;
+      await load();
+      await waitFor(() => subscribes().length === before + 1, `resources/subscribe again after ${what}`);
+      assert.equal(subscribes().at(-1).server, 'demo');
+      const seen = updates.length;
+      await waitFor(() => updates.length >= seen + 2, `updates of demo://ticker after ${what}`);
+      assert.deepEqual(updates.at(-1), { server: 'demo', uri: 'demo://ticker', title: 'Ticker' });
+    }
+    // A subscribe() still waiting for its server when a load starts is aborted with it.
+    const readmeSubscribes = () => sent.filter((m) => m.method === 'resources/subscribe' && m.params.uri === 'demo://readme').length;
+    const waiting = rt.subscribe('demo://readme', () => {});
+    const reloaded = rt.reload();
+    await assert.rejects(waiting, (e) => e instanceof mcprt.McprtError && e.code === 'aborted');
+    await reloaded;
+    const readmeBefore = readmeSubscribes();  // the old manager's own, sent or not
+    await waitFor(() => subscribes().length === 3, 'resources/subscribe again after the second reload');
+
+    // The function from before the loads ends the subscription of the manager now loaded.
+    unsubscribe();
+    const stopped = updates.length;
+    await waitFor(() => sent.some((m) => m.method === 'resources/unsubscribe' && m.params.uri === 'demo://ticker'),
+                  'resources/unsubscribe');
+    unsubscribe();  // twice is harmless
+    assert.equal(sent.filter((m) => m.method === 'resources/unsubscribe').length, 1);
+    assert.equal(readmeSubscribes(), readmeBefore, 'the aborted subscribe was not restored');
+    // A second subscription's updates (the server ticks for it) never reach the ended one.
+    const probe = [];
+    const stopProbe = await rt.subscribe('demo://ticker', (u) => probe.push(u));
+    await waitFor(() => probe.length >= 2, 'updates of a new subscription');
+    assert.equal(updates.length, stopped);
+    stopProbe();
+  });
+
+  test('Subscribe_EndsWithOneWarningWhenALoadNoLongerHasItsServer', async () => {
+    const warnings = [];
+    const unhandled = [];
+    const onUnhandled = (reason) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const { rt } = await loaded({ demo: { url: demo.url } }, {
+        logLevel: 'warn', log: (level, message) => { if (level === 'warn') warnings.push(message); },
+      });
+      const sent = [];
+      rt.onMessage(({ direction, message }) => { if (direction === 'send' && message.method) sent.push(message); });
+      const ticks = [];
+      const stopTicker = await rt.subscribe('demo://ticker', (u) => ticks.push(u));  // found by its URI
+      const stopReadme = await rt.subscribe('demo://readme', () => {}, { server: 'demo' });
+      await waitFor(() => ticks.length >= 1, 'an update of demo://ticker');
+
+      await rt.discoverAndLoad({ servers: {} });
+      const about = (uri) => warnings.filter((w) => w.includes(uri));
+      await waitFor(() => about('demo://ticker').length > 0 && about('demo://readme').length > 0, 'the warnings');
+      for (const uri of ['demo://ticker', 'demo://readme']) {
+        assert.equal(about(uri).length, 1, JSON.stringify(warnings));
+        assert.match(about(uri)[0], new RegExp(`^demo: the subscription to ${uri} ended`));
+      }
+      const ended = ticks.length;
+      stopTicker();
+      stopReadme();
+      stopReadme();
+      assert.ok(!sent.some((m) => m.method === 'resources/unsubscribe'), 'nothing to unsubscribe from');
+      // The same server again: the ended subscriptions stay ended (no subscribe, no update, no warning).
+      const subscribesBefore = sent.filter((m) => m.method === 'resources/subscribe').length;
+      await rt.discoverAndLoad({ servers: { demo: { url: demo.url } } });
+      const probe = [];
+      const stopProbe = await rt.subscribe('demo://ticker', (u) => probe.push(u), { server: 'demo' });
+      await waitFor(() => probe.length >= 2, 'updates of a new subscription');
+      assert.equal(sent.filter((m) => m.method === 'resources/subscribe').length, subscribesBefore + 1);
+      assert.equal(ticks.length, ended);
+      assert.equal(about('demo://ticker').length, 1);
+      stopProbe();
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+    assert.deepEqual(unhandled, []);
+  });
+
   test('Catalog_ASecondRuntimeShowsTheCatalogsFromTheCacheWhileTheServerDoesNotAnswer', async () => {
     const proxy = await startHoldingProxy(demo.url);
     try {
