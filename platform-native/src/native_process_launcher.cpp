@@ -292,7 +292,11 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
     read_stdout();
   }
 
-  Status write(std::string bytes) {
+  Status write(std::string bytes) { return write_from(bytes, &bytes); }
+
+  // `owned`: the caller's own string, moved into the queue when something must wait;
+  // null when `bytes` are borrowed (copied only then).
+  Status write_from(std::string_view bytes, std::string* owned) {
     if (ended_ || destroyed_ || phase_ != Phase::running) {
       return Error::make(ErrorCode::closed, "the process stream is closed");
     }
@@ -309,14 +313,17 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
       wrote_this_turn_ = true;
       const std::size_t written = write_now(bytes);
       if (written == bytes.size() || !stdin_open_) return {};
-      bytes.erase(0, written);
-      write_queue_.push_back(std::move(bytes));
+      write_queue_.emplace_back(bytes.substr(written));
       flush_writes();
       return {};
     }
     // A burst (a second message before the child answered, or while a write is in
     // flight): queued, and written together, one writev for the lot, after this turn.
-    write_queue_.push_back(std::move(bytes));
+    if (owned) {
+      write_queue_.push_back(std::move(*owned));
+    } else {
+      write_queue_.emplace_back(bytes);
+    }
     if (!writing_ && !flush_posted_) {
       flush_posted_ = true;
       asio::post(io_, [self = shared_from_this()] {
@@ -369,7 +376,7 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
 
   // One non-blocking write(2) of as much of `bytes` as the pipe takes now. Returns how much
   // was written; a failure other than a full pipe is handled as on_written handles one.
-  std::size_t write_now(const std::string& bytes) {
+  std::size_t write_now(std::string_view bytes) {
     if (!stdin_nonblocking_) {
       boost::system::error_code ec;
       stdin_.non_blocking(true, ec);
@@ -766,6 +773,7 @@ class NativeProcessByteStream final : public ByteStream {
 
   void start(ByteStreamHandlers handlers) override { impl_->start(std::move(handlers)); }
   Status write(std::string bytes) override { return impl_->write(std::move(bytes)); }
+  Status write_copy(std::string_view bytes) override { return impl_->write_from(bytes, nullptr); }
   void close() override { impl_->close(); }
   std::string diagnostics_tail() const override { return impl_->diagnostics_tail(); }
 

@@ -119,6 +119,29 @@ TEST_F(ProcessStreamTest, BigWriteDoesNotBlockTheLoopWhileThePeerReadsSlowly) {
   EXPECT_EQ(rec.closed->exit_code, 0);
 }
 
+// write_copy: the caller keeps (and reuses) its buffer, as the stdio transport does. A
+// write the pipe cannot take at once, and a burst behind it, keep their bytes and order
+// even though the caller overwrites the buffer right after each call.
+TEST_F(ProcessStreamTest, WriteCopyKeepsBytesTheCallerReusesAtOnce) {
+  auto s = launch(scripted("slow_cat"));
+  ASSERT_TRUE(s);
+  StreamRecorder rec;
+  s->start(rec.handlers());
+  std::string buffer = pattern(1024 * 1024);  // beyond a pipe's 64 KiB: part of it waits
+  std::string expected = buffer;
+  ASSERT_TRUE(s->write_copy(buffer).ok());
+  for (char c : std::string("xyz")) {
+    buffer.assign(1000, c);  // the reused buffer, overwritten while the first write waits
+    expected += buffer;
+    ASSERT_TRUE(s->write_copy(buffer).ok());
+  }
+  buffer.assign(buffer.size(), '!');
+  ASSERT_TRUE(pump_until(ex_, [&] { return rec.data.size() >= expected.size(); }));
+  EXPECT_TRUE(rec.data == expected) << "bytes were lost, duplicated, reordered or overwritten";
+  s->close();
+  ASSERT_TRUE(wait_closed(rec));
+}
+
 TEST_F(ProcessStreamTest, FullPipeToOneChildBlocksNeitherTheLoopNorAnotherChild) {
   auto stuck = launch(command("sleep", {"1000"}));  // never reads its stdin
   auto lively = launch(command("cat"));

@@ -82,6 +82,22 @@ TEST(ParseJson, DeepNestingCostsHeapNotStack) {
   EXPECT_EQ(v.size(), 1u);
 }
 
+// The parser keeps its first 32 open containers without the heap: documents that cross
+// that depth, close back below it and open again build the same value nlohmann builds.
+TEST(ParseJson, ContainersAcrossTheInlineStackDepthNestAsNlohmannBuildsThem) {
+  for (std::size_t depth : {30u, 31u, 32u, 33u, 34u, 40u, 70u}) {
+    std::string open, close;
+    for (std::size_t i = 0; i < depth; ++i) {
+      open += i % 2 == 0 ? "{\"k\":[" : "[{\"a\":";
+      close.insert(0, i % 2 == 0 ? "],\"n\":" + std::to_string(i) + "}" : "},\"s" + std::to_string(i) + "\"]");
+    }
+    // The same deep branch twice in one document, the second after the first closed.
+    const std::string text = "[" + open + "0" + close + "," + open + "1" + close + "]";
+    const json expected = json::parse(text);
+    EXPECT_EQ(parse_json(text), expected) << "depth " << depth;
+  }
+}
+
 TEST(ParseJson, AgreesWithNlohmannOnEdgeCases) {
   const std::vector<std::string> cases = {
       "", " ", "1", "-", "01", "1.", "1.5", "1e", "1e+", "1E+5", "-1e-5", "1e400", "-1e400",

@@ -99,6 +99,43 @@ TEST_F(PeerTest, Peer_RequestIdsStartAtZeroAndIncrease) {
   EXPECT_TRUE(c.ok());
 }
 
+// The peer reuses one request envelope and the map nodes of finished requests: every
+// message still carries exactly its own id, method and params (none left over from the
+// request before), and every answer reaches its own callback.
+TEST_F(PeerTest, Peer_BackToBackRequestsCarryOnlyTheirOwnIdMethodAndParams) {
+  server.on("test/echo", [](const json& p) -> Result<json> { return p; });
+  server.on("test/other", [](const json&) -> Result<json> { return json{{"other", true}}; });
+  Outcome o[6];
+  send("test/echo", o[0], {}, {{"x", 1}});
+  send("test/other", o[1]);
+  send("test/echo", o[2], {}, {{"y", {1, 2}}});
+  ex.run_until_idle();
+  send("test/echo", o[3], {}, json::object());
+  send("test/other", o[4], {}, {{"z", "s"}});
+  send("test/echo", o[5], {}, {{"x", 2}});
+  ex.run_until_idle();
+
+  const auto echoes = server.requests("test/echo");
+  ASSERT_EQ(echoes.size(), 4u);
+  EXPECT_EQ(echoes[0], (json{{"jsonrpc", "2.0"}, {"id", 0}, {"method", "test/echo"}, {"params", {{"x", 1}}}}));
+  EXPECT_EQ(echoes[1], (json{{"jsonrpc", "2.0"}, {"id", 2}, {"method", "test/echo"}, {"params", {{"y", {1, 2}}}}}));
+  EXPECT_EQ(echoes[2], (json{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "test/echo"}, {"params", json::object()}}));
+  EXPECT_EQ(echoes[3], (json{{"jsonrpc", "2.0"}, {"id", 5}, {"method", "test/echo"}, {"params", {{"x", 2}}}}));
+  const auto others = server.requests("test/other");
+  ASSERT_EQ(others.size(), 2u);
+  EXPECT_EQ(others[0], (json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "test/other"}}));
+  EXPECT_EQ(others[1], (json{{"jsonrpc", "2.0"}, {"id", 4}, {"method", "test/other"}, {"params", {{"z", "s"}}}}));
+
+  const json expected[6] = {{{"x", 1}}, {{"other", true}}, {{"y", {1, 2}}},
+                            json::object(), {{"other", true}}, {{"x", 2}}};
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_EQ(o[i].calls, 1) << i;
+    ASSERT_TRUE(o[i].ok()) << i;
+    EXPECT_EQ(o[i].last->value(), expected[i]) << i;
+  }
+  EXPECT_EQ(peer->pending_count(), 0u);
+}
+
 TEST_F(PeerTest, Peer_WireErrorResponseBecomesWireError) {
   server.on("test/fail", [](const json&) -> Result<json> {
     return Error::wire(rpc_code::kInvalidParams, "bad thing", {{"field", "x"}});

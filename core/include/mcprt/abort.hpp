@@ -15,6 +15,8 @@ class AbortSignal {
   AbortSignal() = default;  // a signal that never aborts
 
   bool aborted() const { return state_ && state_->aborted; }
+  // It may still abort: it came from an AbortController and has not aborted yet.
+  bool can_abort() const { return state_ && !state_->aborted; }
   const std::string& reason() const;
 
   // Registers `fn` to run when the signal aborts. Returns an id for remove_listener.

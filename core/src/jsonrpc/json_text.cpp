@@ -121,6 +121,32 @@ const char* control_character_message(unsigned char c) {
   return kMessages[c];
 }
 
+// The parser's stack of open containers: the first 32 levels without a heap allocation
+// (a message's usual depth), deeper ones on the heap.
+class OpenContainers {
+ public:
+  bool empty() const { return size_ == 0; }
+  json* back() const { return size_ <= kInline ? inline_[size_ - 1] : deeper_.back(); }
+  void push_back(json* container) {
+    if (size_ < kInline) {
+      inline_[size_] = container;
+    } else {
+      deeper_.push_back(container);
+    }
+    ++size_;
+  }
+  void pop_back() {
+    if (size_ > kInline) deeper_.pop_back();
+    --size_;
+  }
+
+ private:
+  static constexpr std::size_t kInline = 32;
+  json* inline_[kInline];
+  std::vector<json*> deeper_;
+  std::size_t size_ = 0;
+};
+
 class JsonParser {
  public:
   JsonParser(std::string_view text, bool allow_comments)
@@ -516,7 +542,7 @@ class JsonParser {
   std::string key_;          // the key of the value being read in an object
   json number_;              // the last number token
   std::string number_text_;  // its text, for strtod
-  std::vector<json*> open_;  // the containers being filled, innermost last
+  OpenContainers open_;  // the containers being filled, innermost last
 
   // The last lexer error.
   const char* lex_message_ = "";

@@ -51,6 +51,47 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
   std::optional<Error> close_reason;
   std::int64_t next_id = 0;
   std::map<std::int64_t, Pending> pending;  // ordered: close fails requests oldest first
+  // Nodes of `pending` whose requests completed, reused by the next requests: a request in
+  // steady state allocates no map node.
+  std::vector<std::map<std::int64_t, Pending>::node_type> spare_nodes;
+  // {"id", "jsonrpc": "2.0", "method", "params"}, refilled for each request with params: the
+  // envelope's members are allocated once, not per request (make_request builds a new one).
+  json request_envelope;
+
+  // The request message for `id`: the reused envelope holding `params` (moved in), or a
+  // new message for a request without params (JSON-RPC omits the member).
+  const json& request_message(std::int64_t id, const std::string& method, json& params,
+                              json& fresh) {
+    if (params.is_null()) return fresh = detail::make_request(id, method, json());
+    if (!request_envelope.is_object()) {
+      request_envelope = detail::make_request(0, std::string(), json::object());
+    }
+    request_envelope["id"] = id;
+    request_envelope["method"].get_ref<std::string&>() = method;
+    request_envelope["params"] = std::move(params);
+    return request_envelope;
+  }
+
+  // A map node for a new pending request, reused when one is spare.
+  Pending& add_pending(std::int64_t id) {
+    if (spare_nodes.empty()) return pending.emplace(id, Pending{}).first->second;
+    auto node = std::move(spare_nodes.back());
+    spare_nodes.pop_back();
+    node.key() = id;
+    return pending.insert(std::move(node)).position->second;
+  }
+
+  // Removes a pending request, keeping its (emptied) node for the next one; at most 64
+  // are kept, so a burst does not pin its memory.
+  Pending take_pending(std::map<std::int64_t, Pending>::iterator it) {
+    auto node = pending.extract(it);
+    Pending p = std::move(node.mapped());
+    if (spare_nodes.size() < 64) {
+      node.mapped() = Pending{};
+      spare_nodes.push_back(std::move(node));
+    }
+    return p;
+  }
 
   // --- completion ------------------------------------------------------------------
 
@@ -68,8 +109,7 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
   void complete(std::int64_t id, Result<json> result) {
     auto it = pending.find(id);
     if (it == pending.end()) return;
-    Pending p = std::move(it->second);
-    pending.erase(it);
+    Pending p = take_pending(it);
     p.deadline.reset();
     if (p.abort_listener != 0) p.signal.remove_listener(p.abort_listener);
     post_completion(std::move(p.done), std::move(result));
@@ -382,15 +422,16 @@ Result<json> RpcPeer::request(const std::string& method, json params, RequestOpt
     // The request id doubles as the progress token: unique per peer, and easy to route.
     meta["progressToken"] = id;
   }
-  if (auto st = d.transport->send_with(detail::make_request(id, method, std::move(params)),
-                                       options.send);
-      !st) {
-    return std::move(st).error();
-  }
+  json fresh;
+  const json& message = d.request_message(id, method, params, fresh);
+  Status sent = d.transport->send_with(message, options.send);
+  // The params leave the envelope with this call (a large argument is not kept until the
+  // next request).
+  if (&message == &d.request_envelope) d.request_envelope["params"] = nullptr;
+  if (!sent) return std::move(sent).error();
   ++d.next_id;
 
-  auto [it, inserted] = d.pending.emplace(id, Impl::Pending{});
-  Impl::Pending& p = it->second;
+  Impl::Pending& p = d.add_pending(id);
   p.method = method;
   p.done = std::move(done);
   p.timeout = options.timeout;
@@ -401,9 +442,11 @@ Result<json> RpcPeer::request(const std::string& method, json params, RequestOpt
   p.stateless = options.send.stateless;
   d.arm_deadline(id, p);
   p.signal = std::move(options.signal);
-  p.abort_listener = p.signal.add_listener([weak = std::weak_ptr<Impl>(impl_), id] {
-    if (auto self = weak.lock(); self && !self->destroyed) self->on_abort(id);
-  });
+  if (p.signal.can_abort()) {
+    p.abort_listener = p.signal.add_listener([weak = std::weak_ptr<Impl>(impl_), id] {
+      if (auto self = weak.lock(); self && !self->destroyed) self->on_abort(id);
+    });
+  }
   return json(id);
 }
 

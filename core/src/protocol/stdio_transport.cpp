@@ -29,13 +29,16 @@ class LineWriter {
       : writer_(std::make_shared<nlohmann::detail::output_string_adapter<char, std::string>>(buf_),
                 ' ', json::error_handler_t::replace) {}
 
-  std::string line(const json& message) {
+  // Writes `message` and a newline to `stream` (copied there only if it cannot be written
+  // at once); the buffer is kept for the next message unless it grew past
+  // kKeptLineCapacity.
+  Status write_line(const json& message, ByteStream& stream) {
     buf_.clear();
     writer_.dump(message, /*pretty_print=*/false, /*ensure_ascii=*/false, /*indent_step=*/0);
     buf_.push_back('\n');
-    std::string out(buf_);
+    Status s = stream.write_copy(buf_);
     if (buf_.capacity() > kKeptLineCapacity) std::string().swap(buf_);
-    return out;
+    return s;
   }
 
  private:
@@ -115,7 +118,7 @@ class StdioTransport final : public Transport {
       return Error::make(ErrorCode::closed, st.prefix + "connection is closed");
     }
     thread_local LineWriter writer;
-    Status s = st.stream->write(writer.line(message));
+    Status s = writer.write_line(message, *st.stream);
     if (!s) {
       Error e = s.error();
       e.message = st.prefix + e.message;

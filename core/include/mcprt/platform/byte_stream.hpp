@@ -46,6 +46,10 @@ class ByteStream {
   // drains them. Fails when the stream is closed.
   virtual Status write(std::string bytes) = 0;
 
+  // The same, from bytes the caller keeps: a stream that can write them at once (the usual
+  // case for a drained pipe) copies nothing; the default copies them into write().
+  virtual Status write_copy(std::string_view bytes) { return write(std::string(bytes)); }
+
   // Graceful close (for a child: close stdin, wait, SIGTERM the group, wait, SIGKILL).
   // Idempotent. on_closed fires when the close finished.
   virtual void close() = 0;
