@@ -201,14 +201,23 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
       await waitFor(() => updates.length >= seen + 2, `updates of demo://ticker after ${what}`);
       assert.deepEqual(updates.at(-1), { server: 'demo', uri: 'demo://ticker', title: 'Ticker' });
     }
-    // A subscribe() still waiting for its server when a load starts is aborted with it.
+    // A subscribe() still waiting for its server when a load starts is aborted with it; a
+    // subscription ended while the load runs is not subscribed again.
     const readmeSubscribes = () => sent.filter((m) => m.method === 'resources/subscribe' && m.params.uri === 'demo://readme').length;
+    const dropped = [];
+    const stopDropped = await rt.subscribe('demo://ticker', (u) => dropped.push(u), { server: 'demo' });
+    const tickerSubscribes = subscribes().length;
     const waiting = rt.subscribe('demo://readme', () => {});
     const reloaded = rt.reload();
+    stopDropped();
+    const droppedAt = dropped.length;
     await assert.rejects(waiting, (e) => e instanceof mcprt.McprtError && e.code === 'aborted');
     await reloaded;
     const readmeBefore = readmeSubscribes();  // the old manager's own, sent or not
-    await waitFor(() => subscribes().length === 3, 'resources/subscribe again after the second reload');
+    await waitFor(() => subscribes().length > tickerSubscribes, 'resources/subscribe again after the third load');
+    const seen = updates.length;
+    await waitFor(() => updates.length >= seen + 2, 'updates of demo://ticker after the third load');
+    assert.equal(dropped.length, droppedAt, 'the subscription ended during the load stays ended');
 
     // The function from before the loads ends the subscription of the manager now loaded.
     unsubscribe();
