@@ -1319,7 +1319,7 @@ int run_search(const GlobalOptions& options, const std::string& query, std::size
     json hits = json::array();
     for (const auto& hit : result.hits) {
       json row = {
-          {"name", hit.name}, {"match", tool_search_match_name(hit.match)}, {"score", hit.score}};
+          {"name", hit.name}, {"match", to_string(hit.match)}, {"score", hit.score}};
       if (auto it = by_name.find(hit.name); it != by_name.end()) {
         const McpToolInfo& info = it->second->info();
         row["server"] = info.server;

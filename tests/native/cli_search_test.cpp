@@ -177,7 +177,7 @@ TEST_F(CliSearch, Server_SearchesOnlyThatServersTools) {
   ASSERT_TRUE(doc.is_object()) << r.out;
   ASSERT_FALSE(doc["hits"].empty()) << r.out;
   EXPECT_EQ(doc["hits"][0]["name"], "mcp_alt_echo");
-  EXPECT_EQ(doc["hits"][0]["match"], "exact_name");
+  EXPECT_EQ(doc["hits"][0]["match"], "exact-name");
   for (const auto& hit : doc["hits"]) EXPECT_EQ(hit["server"], "alt") << r.out;
 
   MeasuredRun unknown = mcprt({"search", "--server", "nope", "echo"});

@@ -144,9 +144,6 @@ Result<json> parse_prompt_arguments(const std::vector<std::string>& words);
 
 // --- tool search (SPEC §16), shared by `/mcp search` and `mcprt search` -----------------------
 
-// "exact_name", "name_substring", "keywords", "selected".
-const char* tool_search_match_name(ToolSearchMatch match);
-
 // A search's answer as text: a heading with the query and how many tools of the `catalog`
 // (McpSession::catalog: what was searched) were searched, then one hit a line, best first —
 // "name  server  match  score  summary" (the score only where BM25 gave one, else "-";

@@ -64,6 +64,8 @@ std::string summarize_description(std::string_view description,
 std::vector<std::string> search_terms(std::string_view text);
 
 enum class ToolSearchMatch { exact_name, name_substring, keywords, selected };
+// "exact-name", "name-substring", "keywords", "selected" (the CLI's JSON and the JS API).
+const char* to_string(ToolSearchMatch match);
 
 struct ToolSearchHit {
   std::string name;  // mcp_<server>_<tool>

@@ -374,20 +374,6 @@ Result<json> parse_prompt_arguments(const std::vector<std::string>& words) {
 
 // --- tool search (SPEC §16) ------------------------------------------------------------------
 
-const char* tool_search_match_name(ToolSearchMatch match) {
-  switch (match) {
-    case ToolSearchMatch::exact_name:
-      return "exact_name";
-    case ToolSearchMatch::name_substring:
-      return "name_substring";
-    case ToolSearchMatch::selected:
-      return "selected";
-    case ToolSearchMatch::keywords:
-      break;
-  }
-  return "keywords";
-}
-
 namespace {
 
 // A summary is one line already (summarize_description); server text may still hold other
@@ -418,8 +404,8 @@ std::string format_tool_search(std::string_view query, const ToolSearchResult& r
     for (const auto& hit : result.hits) {
       auto it = by_name.find(hit.name);
       const ToolCatalogEntry* entry = it == by_name.end() ? nullptr : it->second;
-      std::string match = tool_search_match_name(hit.match);
-      std::replace(match.begin(), match.end(), '_', ' ');
+      std::string match = to_string(hit.match);
+      std::replace(match.begin(), match.end(), '-', ' ');
       std::string score = "-";
       if (hit.score > 0) {
         char buf[32];

@@ -186,6 +186,20 @@ std::string name_form(std::string_view query) {
 
 }  // namespace search_text
 
+const char* to_string(ToolSearchMatch match) {
+  switch (match) {
+    case ToolSearchMatch::exact_name:
+      return "exact-name";
+    case ToolSearchMatch::name_substring:
+      return "name-substring";
+    case ToolSearchMatch::selected:
+      return "selected";
+    case ToolSearchMatch::keywords:
+      break;
+  }
+  return "keywords";
+}
+
 std::string summarize_description(std::string_view description, std::size_t max_bytes) {
   static constexpr std::string_view kEllipsis = "\xE2\x80\xA6";
   // Whitespace runs become one space; stop copying once past the cap.
