@@ -1,11 +1,13 @@
 #include "bench_counters.hpp"
 
+#include <execinfo.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstddef>
 #include <cstring>
 #include <fstream>
@@ -23,6 +25,22 @@ namespace {
 // initial-exec: the executable's own TLS block, so reading it never allocates (a malloc
 // hook that allocated would recurse).
 __attribute__((tls_model("initial-exec"))) thread_local std::uint64_t t_allocations = 0;
+// trace_allocations: 0 off, 1 on, 2 inside a trace (backtrace() may allocate once, when it
+// first loads libgcc's unwinder: that allocation is not traced).
+__attribute__((tls_model("initial-exec"))) thread_local int t_trace = 0;
+__attribute__((tls_model("initial-exec"))) thread_local std::uint64_t t_traced = 0;
+
+void trace_allocation() {
+  if (t_trace != 1) return;
+  t_trace = 2;
+  char head[48];
+  const int n = std::snprintf(head, sizeof head, "-- allocation %llu\n",
+                              static_cast<unsigned long long>(++t_traced));
+  if (n > 0) (void)!::write(2, head, static_cast<std::size_t>(n));
+  void* frames[48];
+  ::backtrace_symbols_fd(frames, ::backtrace(frames, 48), 2);
+  t_trace = 1;
+}
 }  // namespace
 
 #ifndef BENCH_NO_MALLOC_HOOK
@@ -37,14 +55,17 @@ void __libc_free(void*);
 
 void* malloc(std::size_t n) {
   ++t_allocations;
+  trace_allocation();
   return __libc_malloc(n);
 }
 void* calloc(std::size_t count, std::size_t size) {
   ++t_allocations;
+  trace_allocation();
   return __libc_calloc(count, size);
 }
 void* realloc(void* p, std::size_t n) {
   ++t_allocations;
+  trace_allocation();
   return __libc_realloc(p, n);
 }
 void free(void* p) { __libc_free(p); }
@@ -70,6 +91,11 @@ int posix_memalign(void** out, std::size_t alignment, std::size_t n) {
 namespace bench {
 
 std::uint64_t allocations() { return t_allocations; }
+
+void trace_allocations(bool on) {
+  t_trace = on ? 1 : 0;
+  t_traced = 0;
+}
 
 bool allocations_counted() {
 #ifdef BENCH_NO_MALLOC_HOOK

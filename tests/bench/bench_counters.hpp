@@ -22,6 +22,11 @@ namespace bench {
 std::uint64_t allocations();
 bool allocations_counted();
 
+// While on, every allocation of this thread writes "-- allocation N" and its backtrace
+// (glibc's backtrace_symbols_fd: "binary(+0xOFFSET)" frames, which
+// `addr2line -f -C -i -e BINARY OFFSET` names) to stderr, allocating nothing itself.
+void trace_allocations(bool on);
+
 class SyscallCounter {
  public:
   SyscallCounter();

@@ -24,6 +24,9 @@
 // (bench_counters.hpp: a perf counter on raw_syscalls:sys_enter, and malloc replaced by a
 // counting wrapper in this binary only). The echo child and the servers are not counted.
 //
+// `--trace-allocations`: one more mcprt call after the measurement, with a backtrace of each
+// of its allocations on stderr (bench_counters.hpp says how to name the frames).
+//
 // Output: a table on stdout, and every number as one JSON line (stdout's last line and,
 // with --json FILE, that file).
 
@@ -101,6 +104,8 @@ struct Options {
   bool http_keep = true, http_fresh = true, http_mcprt = true, http_hops = true;
   // HTTP: this many more mcprt calls after the measurement, counting TIME-WAIT sockets.
   std::size_t time_wait_calls = 0;
+  // stdio: one more mcprt call after the measurement, each of its allocations traced.
+  bool trace_allocations = false;
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -108,7 +113,7 @@ struct Options {
             << "usage: mcprt_bench_roundtrip [--calls N] [--warmup W] [--pipelined M] [--window W]\n"
             << "                             [--only stdio|http] [--json FILE] [--server PATH]\n"
             << "                             [--bare-server] [--http-clients keep,fresh,mcprt,hops]\n"
-            << "                             [--time-wait N]\n";
+            << "                             [--time-wait N] [--trace-allocations]\n";
   std::exit(2);
 }
 
@@ -647,6 +652,13 @@ bool bench_stdio(const Options& opt, json& out, std::string& err) {
   Runner mc{"mcprt", [&](std::string& e) { return call_once(ex, *run.session, e); }, {}, 0};
   if (!measure_interleaved({&pipe, &raw, &mc}, opt, err)) return false;
   if (!is_result_line(pipe_last, err) || !is_result_line(raw_last, err)) return false;
+  if (opt.trace_allocations && bench::allocations_counted()) {
+    std::fprintf(stderr, "mcprt_bench_roundtrip: the allocations of one more mcprt call:\n");
+    bench::trace_allocations(true);
+    const bool traced = call_once(ex, *run.session, err);
+    bench::trace_allocations(false);
+    if (!traced) return false;
+  }
   const Stats pipe_stats = summarize(pipe.samples), raw_stats = summarize(raw.samples),
               mcprt_stats = summarize(mc.samples);
 
@@ -1098,6 +1110,8 @@ int main(int argc, char** argv) {
       opt.json_file = value();
     } else if (a == "--server") {
       opt.server = value();
+    } else if (a == "--trace-allocations") {
+      opt.trace_allocations = true;
     } else if (a == "--bare-server") {
       opt.server_args.clear();
     } else if (a == "--help" || a == "-h") {
