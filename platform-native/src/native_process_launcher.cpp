@@ -313,7 +313,12 @@ class ProcessStream final : public std::enable_shared_from_this<ProcessStream> {
       wrote_this_turn_ = true;
       const std::size_t written = write_now(bytes);
       if (written == bytes.size() || !stdin_open_) return {};
-      write_queue_.emplace_back(bytes.substr(written));
+      if (owned) {
+        owned->erase(0, written);  // `bytes` views it: not read after this
+        write_queue_.push_back(std::move(*owned));
+      } else {
+        write_queue_.emplace_back(bytes.substr(written));
+      }
       flush_writes();
       return {};
     }
