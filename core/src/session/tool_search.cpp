@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <optional>
-#include <map>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "framing/utf8.hpp"
 
@@ -42,32 +44,33 @@ bool ends_with(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Plurals to their singular, enough for tool vocabulary: files → file, directories →
-// directory, matches → match; "status", "process", "analysis" stay.
-std::string singular(std::string word) {
+// Plurals to their singular, in place, enough for tool vocabulary: files → file,
+// directories → directory, matches → match; "status", "process", "analysis" stay.
+void make_singular(std::string& word) {
+  if (word.size() <= 3 || word.back() != 's') return;  // every rule below ends in 's'
   if (word.size() > 4 && ends_with(word, "ies")) {
     word.resize(word.size() - 3);
-    return word + "y";
+    word.push_back('y');
+    return;
   }
   if (word.size() > 4 && (ends_with(word, "sses") || ends_with(word, "shes") ||
                           ends_with(word, "ches") || ends_with(word, "xes"))) {
     word.resize(word.size() - 2);
-    return word;
+    return;
   }
   if (word.size() > 3 && word.back() == 's' && !ends_with(word, "ss") && !ends_with(word, "us") &&
       !ends_with(word, "is")) {
     word.pop_back();
   }
-  return word;
 }
 
-bool is_stop_word(const std::string& w) {
-  static const char* const kStop[] = {"a",    "an",   "and", "are",  "as",   "at",   "be",
-                                      "by",   "can",  "do",  "for",  "from", "i",    "in",
-                                      "into", "is",   "it",  "its",  "me",   "my",   "of",
-                                      "on",   "or",   "our", "that", "the",  "this", "to",
-                                      "use",  "want", "we",  "with", "you",  "your"};
-  for (const char* s : kStop) {
+bool is_stop_word(std::string_view w) {
+  static constexpr std::string_view kStop[] = {
+      "a",   "an",  "and", "are",  "as",   "at",  "be",   "by",   "can",  "do",   "for", "from",
+      "i",   "in",  "into", "is",  "it",   "its", "me",   "my",   "of",   "on",   "or",  "our",
+      "that", "the", "this", "to",  "use",  "want", "we",  "with", "you",  "your"};
+  if (w.size() > 4) return false;  // no stop word is longer
+  for (std::string_view s : kStop) {
     if (w == s) return true;
   }
   return false;
@@ -148,14 +151,131 @@ void split_words(std::string_view text, Emit&& emit) {
   }
 }
 
+// Calls `emit(term)` for each term of the first `max_bytes` of `text`, in order. The term
+// is built in `scratch` (reused: a term costs no allocation of its own).
+template <class Emit>
+void for_each_term(std::string_view text, std::size_t max_bytes, std::string& scratch, Emit&& emit) {
+  split_words(detail::utf8_prefix(text, max_bytes), [&](std::string_view w) {
+    scratch.assign(w.data(), w.size());
+    for (char& c : scratch) c = ascii_lower(c);
+    if (is_stop_word(scratch)) return;
+    make_singular(scratch);
+    emit(std::string_view(scratch));
+  });
+}
+
 std::vector<std::string> terms_of(std::string_view text, std::size_t max_bytes) {
   std::vector<std::string> out;
-  split_words(detail::utf8_prefix(text, max_bytes), [&](std::string_view w) {
-    std::string word = lowercase(w);
-    if (is_stop_word(word)) return;
-    out.push_back(singular(std::move(word)));
-  });
+  std::string scratch;
+  for_each_term(text, max_bytes, scratch, [&](std::string_view term) { out.emplace_back(term); });
   return out;
+}
+
+// The index's terms, each with a dense id (in first-seen order): open addressing over
+// FNV-1a hashes. A token costs one hash and usually one comparison, not a tree walk, and
+// the web module carries less code than std::unordered_map's.
+class TermTable {
+ public:
+  static constexpr std::size_t npos = static_cast<std::size_t>(-1);
+
+  void clear() {
+    terms_.clear();
+    slots_.assign(1024, kEmpty);
+  }
+  std::size_t size() const { return terms_.size(); }
+
+  // The id of `term`, added (with the next id) when new.
+  std::size_t intern(std::string_view term) {
+    if (slots_.empty() || (terms_.size() + 1) * 2 > slots_.size()) grow();
+    std::size_t at = slot_of(term);
+    if (slots_[at] == kEmpty) {
+      slots_[at] = static_cast<std::uint32_t>(terms_.size());
+      terms_.emplace_back(term);
+    }
+    return slots_[at];
+  }
+
+  std::size_t find(std::string_view term) const {
+    if (slots_.empty()) return npos;
+    const std::uint32_t id = slots_[slot_of(term)];
+    return id == kEmpty ? npos : id;
+  }
+
+ private:
+  static constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
+
+  static std::uint64_t hash(std::string_view s) {
+    std::uint64_t h = 14695981039346656037ull;
+    for (char c : s) {
+      h ^= static_cast<unsigned char>(c);
+      h *= 1099511628211ull;
+    }
+    return h;
+  }
+
+  // The slot that holds `term`, or the empty slot where it would go.
+  std::size_t slot_of(std::string_view term) const {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t at = static_cast<std::size_t>(hash(term)) & mask;
+    while (slots_[at] != kEmpty && terms_[slots_[at]] != term) at = (at + 1) & mask;
+    return at;
+  }
+
+  void grow() {
+    slots_.assign(std::max<std::size_t>(1024, slots_.size() * 2), kEmpty);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t id = 0; id < terms_.size(); ++id) {
+      std::size_t at = static_cast<std::size_t>(hash(terms_[id])) & mask;
+      while (slots_[at] != kEmpty) at = (at + 1) & mask;
+      slots_[at] = static_cast<std::uint32_t>(id);
+    }
+  }
+
+  std::vector<std::string> terms_;
+  std::vector<std::uint32_t> slots_;  // term ids; a power-of-two size, at most half full
+};
+
+// A tool's indexed text, viewed where it lives (a ToolSearchDocument, or the McpToolInfo
+// and its definition), so that a rebuild copies no field.
+struct DocumentView {
+  std::string_view name;
+  std::string_view raw_name;
+  std::string_view server;
+  std::string_view title;
+  std::string_view description;
+  std::vector<std::string_view> properties;
+};
+
+DocumentView view_of(const ToolSearchDocument& doc) {
+  DocumentView v{doc.name, doc.raw_name, doc.server, doc.title, doc.description, {}};
+  v.properties.assign(doc.properties.begin(), doc.properties.end());
+  return v;
+}
+
+const std::string* string_member(const json& obj, const char* key);
+
+// The title from the definition's `title` or `annotations.title`; the property names of
+// inputSchema.properties (the first kIndexedPropertiesMax).
+DocumentView view_of(const McpToolInfo& info) {
+  DocumentView v{info.name, info.raw_name, info.server, {}, info.description, {}};
+  const json& def = info.definition.get();
+  if (const std::string* title = string_member(def, "title")) {
+    v.title = *title;
+  } else if (def.is_object()) {
+    if (auto ann = def.find("annotations"); ann != def.end()) {
+      if (const std::string* t = string_member(*ann, "title")) v.title = *t;
+    }
+  }
+  const json& schema = info.input_schema.get();
+  if (schema.is_object()) {
+    auto props = schema.find("properties");
+    if (props != schema.end() && props->is_object()) {
+      for (auto it = props->begin(); it != props->end() && v.properties.size() < kIndexedPropertiesMax; ++it) {
+        v.properties.emplace_back(it.key());
+      }
+    }
+  }
+  return v;
 }
 
 const std::string* string_member(const json& obj, const char* key) {
@@ -237,28 +357,10 @@ std::vector<std::string> search_terms(std::string_view text) {
 }
 
 ToolSearchDocument search_document(const McpToolInfo& info) {
-  ToolSearchDocument doc;
-  doc.name = info.name;
-  doc.raw_name = info.raw_name;
-  doc.server = info.server;
-  doc.description = info.description;
-  const json& def = info.definition.get();
-  if (const std::string* title = search_text::string_member(def, "title")) {
-    doc.title = *title;
-  } else if (auto ann = def.is_object() ? def.find("annotations") : def.end();
-             def.is_object() && ann != def.end()) {
-    if (const std::string* t = search_text::string_member(*ann, "title")) doc.title = *t;
-  }
-  const json& schema = info.input_schema.get();
-  if (schema.is_object()) {
-    auto props = schema.find("properties");
-    if (props != schema.end() && props->is_object()) {
-      for (auto it = props->begin(); it != props->end() && doc.properties.size() < search_text::kIndexedPropertiesMax;
-           ++it) {
-        doc.properties.push_back(it.key());
-      }
-    }
-  }
+  const search_text::DocumentView v = search_text::view_of(info);
+  ToolSearchDocument doc{std::string(v.name),  std::string(v.raw_name),    std::string(v.server),
+                         std::string(v.title), std::string(v.description), {}};
+  doc.properties.assign(v.properties.begin(), v.properties.end());
   return doc;
 }
 
@@ -268,60 +370,81 @@ struct ToolSearchIndex::Impl {
     std::string name_lower;
     std::string raw_lower;
     std::string label_lower;  // server/tool
-    std::vector<std::string> name_terms;  // the full name's terms, for +term
+    std::string name_terms;  // the full name's terms, each followed by '\0' (for +term)
     double length = 0;                    // weighted length
   };
   struct Posting {
     std::size_t doc;
     double weighted_tf;
   };
-  std::vector<Doc> docs;
-  std::map<std::string, std::size_t, std::less<>> term_ids;
-  std::vector<std::vector<Posting>> postings;
-  std::map<std::string, std::size_t, std::less<>> by_name;  // exact full name → doc
+  std::vector<Doc> docs;  // sorted by name (exact names are found by binary search)
+  search_text::TermTable term_ids;
+  std::vector<std::vector<Posting>> postings;  // by term id
   double average_length = 0;
 
-  void build(std::vector<ToolSearchDocument> documents) {
+  void build(std::vector<search_text::DocumentView> documents) {
+    using search_text::kIndexedFieldMaxBytes;
     docs.clear();
     term_ids.clear();
     postings.clear();
-    by_name.clear();
     std::sort(documents.begin(), documents.end(),
-              [](const ToolSearchDocument& a, const ToolSearchDocument& b) { return a.name < b.name; });
+              [](const auto& a, const auto& b) { return a.name < b.name; });
     documents.erase(std::unique(documents.begin(), documents.end(),
                                 [](const auto& a, const auto& b) { return a.name == b.name; }),
                     documents.end());
     docs.reserve(documents.size());
     double total_length = 0;
-    std::map<std::size_t, double> tf;  // term id → weighted frequency, per doc
+    // A doc's weighted term frequencies, by term id (dense; `touched` lists the ids to
+    // post and reset after the doc).
+    std::vector<double> tf;
+    std::vector<std::size_t> touched;
+    std::string scratch;
     for (std::size_t d = 0; d < documents.size(); ++d) {
-      const ToolSearchDocument& src = documents[d];
+      const search_text::DocumentView& src = documents[d];
       Doc doc;
-      doc.name = src.name;
+      doc.name = std::string(src.name);
       doc.name_lower = search_text::lowercase(src.name);
       doc.raw_lower = search_text::lowercase(src.raw_name);
-      doc.label_lower = search_text::lowercase(src.server + "/" + src.raw_name);
-      doc.name_terms = search_text::terms_of(src.name, search_text::kIndexedFieldMaxBytes);
-      tf.clear();
+      doc.label_lower = search_text::lowercase(src.server);
+      doc.label_lower.push_back('/');
+      doc.label_lower += search_text::lowercase(src.raw_name);
+      search_text::for_each_term(src.name, kIndexedFieldMaxBytes, scratch, [&](std::string_view term) {
+        doc.name_terms.append(term).push_back('\0');
+      });
       auto add_field = [&](std::string_view text, double weight) {
-        for (std::string& term : search_text::terms_of(text, search_text::kIndexedFieldMaxBytes)) {
-          auto [it, inserted] = term_ids.try_emplace(std::move(term), postings.size());
-          if (inserted) postings.emplace_back();
-          tf[it->second] += weight;
+        search_text::for_each_term(text, kIndexedFieldMaxBytes, scratch, [&](std::string_view term) {
+          const std::size_t id = term_ids.intern(term);
+          if (id == postings.size()) {
+            postings.emplace_back();
+            tf.push_back(0);
+          }
+          if (tf[id] == 0) touched.push_back(id);
+          tf[id] += weight;
           doc.length += weight;
-        }
+        });
       };
       add_field(src.raw_name, kFieldWeightName);
       add_field(src.title, kFieldWeightTitle);
       add_field(src.server, kFieldWeightServer);
       add_field(src.description, kFieldWeightDescription);
-      for (const std::string& p : src.properties) add_field(p, kFieldWeightProperties);
-      for (const auto& [term, freq] : tf) postings[term].push_back({d, freq});
+      for (std::string_view p : src.properties) add_field(p, kFieldWeightProperties);
+      for (std::size_t id : touched) {
+        postings[id].push_back({d, tf[id]});
+        tf[id] = 0;
+      }
+      touched.clear();
       total_length += doc.length;
-      by_name.emplace(src.name, d);
       docs.push_back(std::move(doc));
     }
     average_length = docs.empty() ? 0 : total_length / static_cast<double>(docs.size());
+  }
+
+  // The doc named exactly `name`, if any.
+  std::optional<std::size_t> doc_named(std::string_view name) const {
+    auto it = std::lower_bound(docs.begin(), docs.end(), name,
+                               [](const Doc& doc, std::string_view n) { return doc.name < n; });
+    if (it == docs.end() || it->name != name) return std::nullopt;
+    return static_cast<std::size_t>(it - docs.begin());
   }
 
   double idf(std::size_t df) const {
@@ -338,10 +461,8 @@ struct ToolSearchIndex::Impl {
       const std::string wanted = search_text::trim(list.substr(start, comma - start));
       start = comma + 1;
       if (wanted.empty()) continue;
-      std::optional<std::size_t> found;
-      if (auto it = by_name.find(wanted); it != by_name.end()) {
-        found = it->second;
-      } else {
+      std::optional<std::size_t> found = doc_named(wanted);
+      if (!found) {
         const std::string lower = search_text::lowercase(wanted);
         for (std::size_t d = 0; d < docs.size() && !found; ++d) {
           if (docs[d].name_lower == lower || docs[d].label_lower == lower) found = d;
@@ -399,9 +520,9 @@ struct ToolSearchIndex::Impl {
       });
     }
     for (const auto& [term, weight] : terms) {
-      auto it = term_ids.find(term);
-      if (it == term_ids.end()) continue;
-      const auto& list = postings[it->second];
+      const std::size_t id = term_ids.find(term);
+      if (id == search_text::TermTable::npos) continue;
+      const auto& list = postings[id];
       const double w = weight * idf(list.size());
       for (const Posting& p : list) {
         const double norm = search_text::kBm25K1 * (1.0 - search_text::kBm25B + search_text::kBm25B * docs[p.doc].length /
@@ -420,7 +541,12 @@ struct ToolSearchIndex::Impl {
       const Doc& doc = docs[d];
       if (!required.empty()) {
         const bool all = std::all_of(required.begin(), required.end(), [&](const std::string& t) {
-          return std::find(doc.name_terms.begin(), doc.name_terms.end(), t) != doc.name_terms.end();
+          for (std::size_t at = doc.name_terms.find(t); at != std::string::npos;
+               at = doc.name_terms.find(t, at + 1)) {
+            const bool starts = at == 0 || doc.name_terms[at - 1] == '\0';
+            if (starts && doc.name_terms[at + t.size()] == '\0') return true;  // a whole term
+          }
+          return false;
         });
         if (!all) continue;
       }
@@ -458,16 +584,19 @@ ToolSearchIndex::ToolSearchIndex(ToolSearchIndex&&) noexcept = default;
 ToolSearchIndex& ToolSearchIndex::operator=(ToolSearchIndex&&) noexcept = default;
 
 void ToolSearchIndex::rebuild(std::vector<ToolSearchDocument> documents) {
-  impl_->build(std::move(documents));
+  std::vector<search_text::DocumentView> views;
+  views.reserve(documents.size());
+  for (const ToolSearchDocument& doc : documents) views.push_back(search_text::view_of(doc));
+  impl_->build(std::move(views));
 }
 
 void ToolSearchIndex::rebuild(const std::vector<std::shared_ptr<McpTool>>& tools) {
-  std::vector<ToolSearchDocument> docs;
-  docs.reserve(tools.size());
+  std::vector<search_text::DocumentView> views;
+  views.reserve(tools.size());
   for (const auto& t : tools) {
-    if (t) docs.push_back(search_document(t->info()));
+    if (t) views.push_back(search_text::view_of(t->info()));
   }
-  impl_->build(std::move(docs));
+  impl_->build(std::move(views));
 }
 
 ToolSearchResult ToolSearchIndex::search(std::string_view query, std::size_t limit) const {
