@@ -13,7 +13,8 @@
 // returns {title, rows, notes}; a new section is one more entry):
 //   startup  N servers × T tools, each answering initialize after DELAY ms, every client
 //            connecting to all of them in parallel and listing their tools: the slowest
-//            server alone (floor: a raw client, no library), mcprt cold (empty tool cache)
+//            server alone (floor: a raw client, no library), all N servers through the
+//            same raw client (what starting N processes costs), mcprt cold (empty tool cache)
 //            and warm (the cache the cold run filled: the loader returns at the startup
 //            gate with deferred tools), the `mcprt tools --json` CLI (its elapsedMs), TS v1
 //            and v2. Time to all tools, client CPU (user + sys), ratios to the floor.
@@ -204,6 +205,10 @@ const sections = {
     const cfg = config(n, t, d);
     const measures = {
       floor: () => runJson(bin.client, ['floor', '--server', bin.server, '--tools', String(t), '--init-delay-ms', String(d)]),
+      // All N servers through a raw client (one thread, poll): what starting N processes
+      // costs this machine, whatever the client.
+      floorAll: () => runJson(bin.client, ['floor-all', '--server', bin.server, '--servers', String(n), '--tools', String(t),
+                                           '--init-delay-ms', String(d)]),
       // Cold then warm on the cache the cold run filled, as one measure (warm needs it).
       mcprt: () => {
         const cache = freshCache();
@@ -231,7 +236,9 @@ const sections = {
     const s = interleave(measures, opt.rounds);
 
     const floor = med(s.floor, 'elapsedMs');
-    const rows = [['slowest server alone (raw client, floor)', fmt(floor), '–', '1.00×', '–']];
+    const floorAll = med(s.floorAll, 'elapsedMs');
+    const rows = [['slowest server alone (raw client, floor)', fmt(floor), '–', '1.00×', '–'],
+                  [`all ${n} servers, raw client (${n} processes starting)`, fmt(floorAll), '–', ratio(floorAll, floor), '–']];
     const row = (label, list, extra = '') => {
       const e = med(list, 'elapsedMs');
       rows.push([label, fmt(e), fmt(med(list, 'cpuMs')), ratio(e, floor), extra]);

@@ -10,6 +10,9 @@
 //   floor --server PATH [--tools T] [--init-delay-ms D]
 //       the slowest server alone without any client library: spawn one server, hand-written
 //       initialize, initialized, tools/list → {elapsedMs, tools}.
+//   floor-all --server PATH --servers N [--tools T] [--init-delay-ms D]
+//       the same for N servers at once, one thread and poll(2), no library: what starting
+//       N processes costs this machine → {elapsedMs, tools, servers}.
 //   rss --server PATH --servers N --tools T --step S --what client|runtime
 //       idle RSS while 0, S, 2S, … N servers are connected in this one process:
 //         client   a ClientSession per server over NativeProcessLauncher that listed its
@@ -20,6 +23,7 @@
 //       → {points: [[servers, rssKiB]...], slopeKiB} (slope: least squares over the points).
 
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -90,7 +94,7 @@ struct Args {
 };
 
 Args parse_args(int argc, char** argv) {
-  if (argc < 2) fail("usage: mcprt_bench_startup_client load|floor|rss [options]");
+  if (argc < 2) fail("usage: mcprt_bench_startup_client load|floor|floor-all|rss [options]");
   Args a;
   a.mode = argv[1];
   for (int i = 2; i < argc; ++i) {
@@ -184,9 +188,13 @@ bool read_line(int fd, std::string& buf, std::string& line) {
   }
 }
 
-int run_floor(const Args& a) {
-  if (a.server.empty()) fail("floor needs --server");
-  const auto t0 = Clock::now();
+struct RawServer {
+  pid_t pid = -1;
+  int in = -1;   // its stdin
+  int out = -1;  // its stdout
+};
+
+RawServer spawn_raw_server(const Args& a) {
   int in[2], out[2];
   if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) fail("pipe2");
   posix_spawn_file_actions_t fa;
@@ -204,27 +212,92 @@ int run_floor(const Args& a) {
   posix_spawn_file_actions_destroy(&fa);
   ::close(in[0]);
   ::close(out[1]);
-  std::string buf, line;
-  const std::string init =
-      R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"0"}}})"
-      "\n";
-  if (!write_all(in[1], init) || !read_line(out[0], buf, line)) fail("initialize failed");
-  const std::string list = R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
-                           "\n"
-                           R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"
-                           "\n";
-  if (!write_all(in[1], list) || !read_line(out[0], buf, line)) fail("tools/list failed");
-  const double elapsed = ms_since(t0);
+  return {pid, in[1], out[0]};
+}
+
+const std::string kRawInitialize =
+    R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"floor","version":"0"}}})"
+    "\n";
+const std::string kRawList = R"({"jsonrpc":"2.0","method":"notifications/initialized"})"
+                             "\n"
+                             R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})"
+                             "\n";
+
+std::size_t listed_tools(const std::string& line) {
   const json listed = json::parse(line, nullptr, false);
-  std::size_t count = 0;
-  if (listed.is_object() && listed.contains("result"))
-    count = listed["result"].value("tools", json::array()).size();
-  ::close(in[1]);
+  if (!listed.is_object() || !listed.contains("result")) return 0;
+  return listed["result"].value("tools", json::array()).size();
+}
+
+void end_raw_server(const RawServer& s) {
+  ::close(s.in);
   int status = 0;
-  ::waitpid(pid, &status, 0);
-  ::close(out[0]);
+  ::waitpid(s.pid, &status, 0);
+  ::close(s.out);
+}
+
+int run_floor(const Args& a) {
+  if (a.server.empty()) fail("floor needs --server");
+  const auto t0 = Clock::now();
+  const RawServer s = spawn_raw_server(a);
+  std::string buf, line;
+  if (!write_all(s.in, kRawInitialize) || !read_line(s.out, buf, line)) fail("initialize failed");
+  if (!write_all(s.in, kRawList) || !read_line(s.out, buf, line)) fail("tools/list failed");
+  const double elapsed = ms_since(t0);
+  const std::size_t count = listed_tools(line);
+  end_raw_server(s);
   std::cout << json{{"elapsedMs", elapsed}, {"tools", count}}.dump() << std::endl;
   return count == static_cast<std::size_t>(a.tools) ? 0 : 1;
+}
+
+// N servers at once on one thread: every answer is read as poll(2) reports it.
+int run_floor_all(const Args& a) {
+  if (a.server.empty()) fail("floor-all needs --server");
+  const auto t0 = Clock::now();
+  struct Conn {
+    RawServer s;
+    std::string buf;
+    int answers = 0;  // 1 after initialize, 2 after tools/list
+    std::size_t tools = 0;
+  };
+  std::vector<Conn> conns(static_cast<std::size_t>(a.servers));
+  for (Conn& c : conns) {
+    c.s = spawn_raw_server(a);
+    if (!write_all(c.s.in, kRawInitialize)) fail("initialize failed");
+  }
+  std::size_t done = 0;
+  std::vector<pollfd> fds;
+  while (done < conns.size()) {
+    fds.clear();
+    for (const Conn& c : conns) fds.push_back({c.s.out, static_cast<short>(c.answers < 2 ? POLLIN : 0), 0});
+    if (::poll(fds.data(), fds.size(), 60000) <= 0) fail("floor-all: no answer within 60 s");
+    for (std::size_t i = 0; i < conns.size(); ++i) {
+      Conn& c = conns[i];
+      if (!(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      char chunk[65536];
+      const ssize_t r = ::read(c.s.out, chunk, sizeof chunk);
+      if (r <= 0) fail("floor-all: a server closed its stdout");
+      c.buf.append(chunk, static_cast<std::size_t>(r));
+      for (std::size_t nl; c.answers < 2 && (nl = c.buf.find('\n')) != std::string::npos;) {
+        const std::string line = c.buf.substr(0, nl);
+        c.buf.erase(0, nl + 1);
+        if (++c.answers == 1) {
+          if (!write_all(c.s.in, kRawList)) fail("tools/list failed");
+        } else {
+          c.tools = listed_tools(line);
+          ++done;
+        }
+      }
+    }
+  }
+  const double elapsed = ms_since(t0);
+  std::size_t tools = 0;
+  for (const Conn& c : conns) {
+    tools += c.tools;
+    end_raw_server(c.s);
+  }
+  std::cout << json{{"elapsedMs", elapsed}, {"tools", tools}, {"servers", conns.size()}}.dump() << std::endl;
+  return tools == conns.size() * static_cast<std::size_t>(a.tools) ? 0 : 1;
 }
 
 // ----------------------------------------------------------------------------------- rss
@@ -364,6 +437,7 @@ int main(int argc, char** argv) {
   const Args a = parse_args(argc, argv);
   if (a.mode == "load") return run_load(a);
   if (a.mode == "floor") return run_floor(a);
+  if (a.mode == "floor-all") return run_floor_all(a);
   if (a.mode == "rss") {
     if (a.server.empty()) fail("rss needs --server");
     return a.what == "client" ? run_rss_client(a) : run_rss_runtime(a);
