@@ -41,9 +41,12 @@ struct FetchRequest : std::enable_shared_from_this<FetchRequest> {
   bool finished = false;      // completed or aborted: nothing more is delivered
   bool dispatching = false;   // a user callback is running (do not destroy it)
   bool drain_posted = false;
-  std::deque<std::function<void(FetchRequest&)>> queue;
+  // Events capture the request itself: they run only from its drain(), which keeps it
+  // alive. (std::function<void()>: the executor's queue type, so the module has one deque
+  // instantiation fewer.)
+  std::deque<std::function<void()>> queue;
 
-  void push(std::function<void(FetchRequest&)> event) {
+  void push(std::function<void()> event) {
     if (finished) return;
     queue.push_back(std::move(event));
     if (drain_posted) return;
@@ -60,7 +63,7 @@ struct FetchRequest : std::enable_shared_from_this<FetchRequest> {
       auto event = std::move(queue.front());
       queue.pop_front();
       dispatching = true;
-      event(*this);
+      event();
       dispatching = false;
     }
     if (finished) release();
@@ -290,7 +293,7 @@ EMSCRIPTEN_KEEPALIVE void mcprt_web_fetch_head(int id, int status, const char* h
     }
   }
   if (head.final_url.empty()) head.final_url = request->url;
-  request->push([head = std::move(head)](web::FetchRequest& r) {
+  request->push([&r = *request, head = std::move(head)] {
     if (r.callbacks.on_response_head) r.callbacks.on_response_head(head);
   });
 }
@@ -298,8 +301,7 @@ EMSCRIPTEN_KEEPALIVE void mcprt_web_fetch_head(int id, int status, const char* h
 EMSCRIPTEN_KEEPALIVE void mcprt_web_fetch_chunk(int id, const char* bytes, int size) {
   auto request = mcprt::web::find_request(id);
   if (!request || request->finished || size <= 0) return;
-  request->push([data = std::string(bytes, static_cast<std::size_t>(size))](
-                    mcprt::web::FetchRequest& r) {
+  request->push([&r = *request, data = std::string(bytes, static_cast<std::size_t>(size))] {
     if (r.callbacks.on_body_chunk) r.callbacks.on_body_chunk(data);
   });
 }
@@ -312,9 +314,7 @@ EMSCRIPTEN_KEEPALIVE void mcprt_web_fetch_done(int id, int kind, const char* mes
   const auto end = static_cast<web::FetchEnd>(kind);
   Status status;
   if (end != web::FetchEnd::ok) status = web::end_error(*request, end, message ? message : "");
-  request->push([status = std::move(status)](web::FetchRequest& r) mutable {
-    r.complete(std::move(status));
-  });
+  request->push([&r = *request, status = std::move(status)]() mutable { r.complete(std::move(status)); });
 }
 
 }  // extern "C"
