@@ -151,23 +151,34 @@ void split_words(std::string_view text, Emit&& emit) {
   }
 }
 
-// Calls `emit(term)` for each term of the first `max_bytes` of `text`, in order. The term
-// is built in `scratch` (reused: a term costs no allocation of its own).
-template <class Emit>
-void for_each_term(std::string_view text, std::size_t max_bytes, std::string& scratch, Emit&& emit) {
+// Where for_each_term sends each term: a callable behind a plain function pointer, so the
+// tokenizer exists once in the module, not once per caller.
+struct TermSink {
+  void* context;
+  void (*emit)(void* context, std::string_view term);
+};
+template <class F>
+TermSink sink_of(F& f) {
+  return {&f, [](void* context, std::string_view term) { (*static_cast<F*>(context))(term); }};
+}
+
+// Sends each term of the first `max_bytes` of `text` to `sink`, in order. The term is built
+// in `scratch` (reused: a term costs no allocation of its own).
+void for_each_term(std::string_view text, std::size_t max_bytes, std::string& scratch, TermSink sink) {
   split_words(detail::utf8_prefix(text, max_bytes), [&](std::string_view w) {
     scratch.assign(w.data(), w.size());
     for (char& c : scratch) c = ascii_lower(c);
     if (is_stop_word(scratch)) return;
     make_singular(scratch);
-    emit(std::string_view(scratch));
+    sink.emit(sink.context, scratch);
   });
 }
 
 std::vector<std::string> terms_of(std::string_view text, std::size_t max_bytes) {
   std::vector<std::string> out;
   std::string scratch;
-  for_each_term(text, max_bytes, scratch, [&](std::string_view term) { out.emplace_back(term); });
+  auto keep = [&](std::string_view term) { out.emplace_back(term); };
+  for_each_term(text, max_bytes, scratch, sink_of(keep));
   return out;
 }
 
@@ -408,20 +419,22 @@ struct ToolSearchIndex::Impl {
       doc.label_lower = search_text::lowercase(src.server);
       doc.label_lower.push_back('/');
       doc.label_lower += search_text::lowercase(src.raw_name);
-      search_text::for_each_term(src.name, kIndexedFieldMaxBytes, scratch, [&](std::string_view term) {
-        doc.name_terms.append(term).push_back('\0');
-      });
-      auto add_field = [&](std::string_view text, double weight) {
-        search_text::for_each_term(text, kIndexedFieldMaxBytes, scratch, [&](std::string_view term) {
-          const std::size_t id = term_ids.intern(term);
-          if (id == postings.size()) {
-            postings.emplace_back();
-            tf.push_back(0);
-          }
-          if (tf[id] == 0) touched.push_back(id);
-          tf[id] += weight;
-          doc.length += weight;
-        });
+      auto name_term = [&](std::string_view term) { doc.name_terms.append(term).push_back('\0'); };
+      search_text::for_each_term(src.name, kIndexedFieldMaxBytes, scratch, search_text::sink_of(name_term));
+      double weight = 0;  // the field's, for count_term
+      auto count_term = [&](std::string_view term) {
+        const std::size_t id = term_ids.intern(term);
+        if (id == postings.size()) {
+          postings.emplace_back();
+          tf.push_back(0);
+        }
+        if (tf[id] == 0) touched.push_back(id);
+        tf[id] += weight;
+        doc.length += weight;
+      };
+      auto add_field = [&](std::string_view text, double field_weight) {
+        weight = field_weight;
+        search_text::for_each_term(text, kIndexedFieldMaxBytes, scratch, search_text::sink_of(count_term));
       };
       add_field(src.raw_name, kFieldWeightName);
       add_field(src.title, kFieldWeightTitle);
