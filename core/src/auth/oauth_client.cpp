@@ -4,10 +4,10 @@
 // continues through cont(), which drops the continuation when the Op is gone.
 
 #include <chrono>
-#include <deque>
 #include <map>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "auth/oauth_fetch.hpp"
 #include "auth/oauth_records.hpp"
@@ -106,7 +106,8 @@ struct OAuthClient::Impl : std::enable_shared_from_this<OAuthClient::Impl> {
   bool interactive = true;
   std::map<std::string, OAuthServer> servers;
   std::map<std::string, std::pair<int, std::string>> last_challenge;  // server → (status, header)
-  std::map<std::string, std::deque<std::shared_ptr<OAuthOp>>> queues;
+  // (A vector: a server's queue holds a few operations at most.)
+  std::map<std::string, std::vector<std::shared_ptr<OAuthOp>>> queues;
 
   Executor& executor() const { return *options.executor; }
   Logger& log() const { return *options.logger; }
@@ -1230,7 +1231,7 @@ void OAuthClient::Impl::completed(const std::string& server, const OAuthOp* op) 
   auto& q = it->second;
   if (q.empty() || q.front().get() != op) return;
   // The Op stays alive through its caller's own reference until its callback returned.
-  q.pop_front();
+  q.erase(q.begin());
   if (q.empty()) {
     queues.erase(it);
   } else {

@@ -170,7 +170,7 @@ void HttpConnection::on_token(Result<std::optional<std::string>> result) {
     token_ = *result.value();
   }
   token_state_ = TokenState::ready;
-  std::deque<std::function<void()>> waiters;
+  std::vector<std::function<void()>> waiters;
   waiters.swap(token_waiters_);
   for (auto& w : waiters) w();
 }
@@ -189,7 +189,7 @@ void HttpConnection::on_refreshed(Result<std::optional<std::string>> result) {
     token_.clear();
   }
   refreshing_ = false;
-  std::deque<std::function<void(const Error*)>> waiters;
+  std::vector<std::function<void(const Error*)>> waiters;
   waiters.swap(refresh_waiters_);
   for (auto& w : waiters) w(error ? &*error : nullptr);
 }

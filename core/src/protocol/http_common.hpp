@@ -15,13 +15,13 @@
 // Internal to core/src/protocol.
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "mcprt/http_transport.hpp"
 
@@ -90,9 +90,10 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
 
   TokenState token_state_ = TokenState::unknown;
   std::string token_;
-  std::deque<std::function<void()>> token_waiters_;
+  // (Vectors: only appended to, then swapped out whole and run in order.)
+  std::vector<std::function<void()>> token_waiters_;
   bool refreshing_ = false;
-  std::deque<std::function<void(const Error*)>> refresh_waiters_;
+  std::vector<std::function<void(const Error*)>> refresh_waiters_;
 };
 
 // Why an HttpCall did not produce a 2xx answer.

@@ -11,9 +11,9 @@
 // CONFIGURED URL (not of wherever a redirect of the stream led): every POST carries the
 // credentials, so a redirected stream cannot move them to another origin.
 
-#include <deque>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "framing/utf8.hpp"
 #include "jsonrpc/untrusted_json.hpp"
@@ -192,7 +192,7 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
     }
     endpoint_ = *url;
     phase_ = Phase::open;
-    std::deque<json> outbox;
+    std::vector<json> outbox;
     outbox.swap(outbox_);
     for (const json& m : outbox) {
       if (!live()) return;
@@ -303,7 +303,7 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
   SseParser parser_{conn_->options().max_message_bytes};
   std::string stream_url_;
   std::string endpoint_;
-  std::deque<json> outbox_;
+  std::vector<json> outbox_;
   std::map<std::uint64_t, std::shared_ptr<Post>> posts_;
   std::uint64_t next_seq_ = 1;
 };

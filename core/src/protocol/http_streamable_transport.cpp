@@ -195,7 +195,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     if (get_settled_) return;
     get_settled_ = true;
     held_timer_.reset();
-    std::deque<json> held;
+    std::vector<json> held;
     held.swap(held_);
     for (const json& m : held) {
       if (!live()) return;
@@ -934,7 +934,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     reinit_timer_.reset();
     std::vector<Outgoing> expired;
     expired.swap(expired_);
-    std::deque<Outgoing> outbox;
+    std::vector<Outgoing> outbox;
     outbox.swap(outbox_);
     for (const Outgoing& m : expired) {
       if (!live()) return;
@@ -1073,10 +1073,10 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   bool reinitializing_ = false;
   bool reinit_answered_ = false;
   std::vector<Outgoing> expired_;  // messages that met the 404, re-sent after re-initializing
-  std::deque<Outgoing> outbox_;    // messages sent while re-initializing
+  std::vector<Outgoing> outbox_;   // messages sent while re-initializing
   // Calls made before the first GET stream was answered (holds_for_get_stream).
   bool get_settled_ = false;
-  std::deque<json> held_;
+  std::vector<json> held_;
   ScopedTimer held_timer_;
   ScopedTimer reinit_timer_;   // reinitialize_timeout_ms
 
