@@ -608,7 +608,9 @@ void ServerLink::connection_lost(Error reason) {
   const ManagerOptions& options = owner_.options();
   const TimePoint now = owner_.executor().now();
   closes_.push_back(now);
-  while (!closes_.empty() && now - closes_.front() >= options.breaker_window) closes_.pop_front();
+  std::size_t expired = 0;
+  while (expired < closes_.size() && now - closes_[expired] >= options.breaker_window) ++expired;
+  closes_.erase(closes_.begin(), closes_.begin() + static_cast<std::ptrdiff_t>(expired));
 
   if (!config_.reconnect.enabled) {
     // The seed's behaviour: stays down; calls fail with a clear error until a reload.

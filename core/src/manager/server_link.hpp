@@ -24,7 +24,6 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -221,7 +220,7 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   TimePoint since_{};
   std::string stderr_tail_;
   bool circuit_open_ = false;
-  std::deque<TimePoint> closes_;  // connection losses inside the breaker window
+  std::vector<TimePoint> closes_;  // connection losses inside the breaker window
 
   Stage stage_ = Stage::idle;
   AttemptKind kind_ = AttemptKind::initial;

@@ -19,7 +19,6 @@
 //                     with this request's JSON-RPC error → that response | failure; no
 //                     session id either way; its notifications/cancelled aborts the POST
 
-#include <deque>
 #include <map>
 #include <optional>
 #include <utility>
@@ -71,7 +70,7 @@ struct SseStream {
   // stream is polling us (SEP-1699) and may do so for as long as the request runs, within
   // the reconnect budget:
   int failed_reconnects = 0;
-  std::deque<TimePoint> reconnects;  // when each reconnect of the current window was scheduled
+  std::vector<TimePoint> reconnects;  // when each reconnect of the current window was scheduled
 };
 
 // The id key of the request a notifications/cancelled names; nullopt for any other message.
@@ -659,16 +658,17 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   }
 
   // Spends one reconnect of `stream`'s budget (max_reconnects_per_window within any
-  // reconnect_window_ms); false when it is spent. Bounded memory: the deque never holds
-  // more than the budget.
+  // reconnect_window_ms); false when it is spent. Bounded memory: the list never holds
+  // more than the budget (a vector: a handful of time points).
   bool take_reconnect(SseStream& stream) const {
     const HttpTransportOptions& o = conn_->options();
     if (o.max_reconnects_per_window <= 0) return true;
     const TimePoint now = conn_->executor().now();
     const Millis window(o.reconnect_window_ms);
-    while (!stream.reconnects.empty() && now - stream.reconnects.front() >= window) {
-      stream.reconnects.pop_front();
-    }
+    std::size_t expired = 0;
+    while (expired < stream.reconnects.size() && now - stream.reconnects[expired] >= window) ++expired;
+    stream.reconnects.erase(stream.reconnects.begin(),
+                            stream.reconnects.begin() + static_cast<std::ptrdiff_t>(expired));
     if (stream.reconnects.size() >= static_cast<std::size_t>(o.max_reconnects_per_window)) {
       return false;
     }
