@@ -8,9 +8,9 @@
 #include <cstdint>
 #include <deque>
 #include <map>
-#include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "mcprt/json_text.hpp"
 #include "mcprt/url.hpp"
@@ -35,7 +35,9 @@ struct FetchRequest : std::enable_shared_from_this<FetchRequest> {
   std::string method;
   std::string url;
   HttpCallbacks callbacks;
-  std::weak_ptr<std::set<int>> client_ids;  // the owning client's table of live requests
+  // The owning client's live requests, ascending (ids only grow). A vector: the module has
+  // no std::set<int> otherwise.
+  std::weak_ptr<std::vector<int>> client_ids;
   ScopedTimer head_timer;
   bool head_arrived = false;  // set when JS reports the head (before it is delivered)
   bool finished = false;      // completed or aborted: nothing more is delivered
@@ -192,7 +194,14 @@ namespace {
 
 void FetchRequest::forget_id() {
   registry().erase(id);  // may drop an owner; callers hold a shared_ptr
-  if (auto ids = client_ids.lock()) ids->erase(id);
+  if (auto ids = client_ids.lock()) {
+    for (auto it = ids->begin(); it != ids->end(); ++it) {
+      if (*it == id) {
+        ids->erase(it);
+        break;
+      }
+    }
+  }
 }
 
 void FetchRequest::complete(Status status) {
@@ -322,14 +331,14 @@ EMSCRIPTEN_KEEPALIVE void mcprt_web_fetch_done(int id, int kind, const char* mes
 namespace mcprt::web {
 
 struct WebFetchHttpClient::State {
-  std::shared_ptr<std::set<int>> ids = std::make_shared<std::set<int>>();
+  std::shared_ptr<std::vector<int>> ids = std::make_shared<std::vector<int>>();
 };
 
 WebFetchHttpClient::WebFetchHttpClient(Executor& executor)
     : executor_(executor), state_(std::make_shared<State>()) {}
 
 WebFetchHttpClient::~WebFetchHttpClient() {
-  const std::set<int> ids = *state_->ids;  // abort() edits the set
+  const std::vector<int> ids = *state_->ids;  // abort() edits the list
   for (int id : ids) {
     if (auto r = find_request(id)) r->abort();
   }
@@ -355,7 +364,7 @@ Result<std::unique_ptr<HttpRequestHandle>> WebFetchHttpClient::send(HttpRequest 
   r->callbacks = std::move(callbacks);
   r->client_ids = state_->ids;
   registry()[r->id] = r;
-  state_->ids->insert(r->id);
+  state_->ids->push_back(r->id);
 
   if (request.timeout_ms > 0) {
     std::weak_ptr<FetchRequest> weak = r;
