@@ -17,7 +17,8 @@
 // module was 234,465 B gzip after the index was made faster; the core's own std::deque
 // instantiations (transport outboxes, waiter lists, the OAuth queue, the breaker and
 // reconnect windows, the fetch client's events) became vectors or the executor's deque,
-// 2.7 KB gzip. It is 231,741 B gzip (2026-12-03); the ceiling is that plus a little.
+// 2.7 KB gzip, and the fetch client's std::set<int> a vector, 0.2 KB. It is 231,504 B gzip
+// (2026-12-03); the ceiling is that plus a little.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -25,7 +26,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const SPEC_GZIP = 200 * 1024;
-const CEILING_GZIP = 232_300;
+const CEILING_GZIP = 232_000;
 
 test('Size_WasmModuleIsWithinTheBudget', (t) => {
   const wasmPath = path.join(path.dirname(process.env.MCPRT_JS_PACKAGE ?? ''), 'mcprt.wasm');
