@@ -76,15 +76,17 @@ bool authorization_gone(const Error& e) {
 // time is O(tokens × URI length) and nothing recurses, whatever the template holds.
 bool uri_template_matches(std::string_view tmpl, std::string_view uri) {
   const std::size_t n = uri.size();
-  std::vector<bool> at(n + 1, false), next(n + 1, false);
-  at[0] = true;
+  // One byte per URI position, 1 when reachable (std::string: the web module has no
+  // std::vector<bool> otherwise, whose bit iterators cost it ~1 KB).
+  std::string at(n + 1, '\0'), next(n + 1, '\0');
+  at[0] = 1;
   while (!tmpl.empty()) {
-    std::fill(next.begin(), next.end(), false);
+    std::fill(next.begin(), next.end(), '\0');
     if (tmpl.front() != '{') {
       const std::size_t brace = std::min(tmpl.find('{'), tmpl.size());
       const std::string_view literal = tmpl.substr(0, brace);
       for (std::size_t i = 0; i + literal.size() <= n; ++i) {
-        if (at[i] && uri.substr(i, literal.size()) == literal) next[i + literal.size()] = true;
+        if (at[i] && uri.substr(i, literal.size()) == literal) next[i + literal.size()] = 1;
       }
       tmpl.remove_prefix(brace);
     } else {
@@ -100,13 +102,13 @@ bool uri_template_matches(std::string_view tmpl, std::string_view uri) {
       for (std::size_t j = 1; j <= n; ++j) {
         open = open || at[j - 1];
         if (!reserved && uri[j - 1] == '/') open = false;
-        next[j] = open;
+        next[j] = open ? 1 : 0;
       }
       tmpl.remove_prefix(close + 1);
     }
     at.swap(next);
   }
-  return at[n];
+  return at[n] != 0;
 }
 
 }  // namespace
