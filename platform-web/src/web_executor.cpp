@@ -78,15 +78,17 @@ void WebExecutor::drain(int executor_id) {
   if (ex == executors().end()) return;
   WebExecutor* self = ex->second;
   self->drain_scheduled_ = false;
-  // Only what was queued before this drain: later posts get the next macrotask.
-  std::size_t n = self->posted_.size();
-  while (n-- > 0) {
-    auto fn = std::move(self->posted_.front());
-    self->posted_.pop_front();
+  // Only what was queued before this drain: later posts get the next macrotask. Each
+  // closure is read by index (a post may grow the vector) and moved out before it runs;
+  // the ones not yet run stay in posted_, where the destructor releases them.
+  const std::size_t n = self->posted_.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    auto fn = std::move(self->posted_[i]);
     if (fn) fn();
     // The closure may have destroyed the executor.
     if (executors().find(executor_id) == executors().end()) return;
   }
+  self->posted_.erase(self->posted_.begin(), self->posted_.begin() + static_cast<std::ptrdiff_t>(n));
   if (!self->posted_.empty() && !self->drain_scheduled_) {
     self->drain_scheduled_ = true;
     mcprt_js_schedule_drain(executor_id);

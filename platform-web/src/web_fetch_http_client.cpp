@@ -5,8 +5,8 @@
 
 #include <emscripten/emscripten.h>
 
+#include <algorithm>
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <string>
 #include <utility>
@@ -44,9 +44,9 @@ struct FetchRequest : std::enable_shared_from_this<FetchRequest> {
   bool dispatching = false;   // a user callback is running (do not destroy it)
   bool drain_posted = false;
   // Events capture the request itself: they run only from its drain(), which keeps it
-  // alive. (std::function<void()>: the executor's queue type, so the module has one deque
-  // instantiation fewer.)
-  std::deque<std::function<void()>> queue;
+  // alive. (A vector of std::function<void()>, as the executor's queue: the module has no
+  // std::deque.)
+  std::vector<std::function<void()>> queue;
 
   void push(std::function<void()> event) {
     if (finished) return;
@@ -61,13 +61,16 @@ struct FetchRequest : std::enable_shared_from_this<FetchRequest> {
   void drain() {
     drain_posted = false;
     auto keep = shared_from_this();  // a callback may drop the last other owner
-    while (!queue.empty() && !finished) {
-      auto event = std::move(queue.front());
-      queue.pop_front();
+    // By index: an event may push more (run in this same drain) or, finishing the
+    // request, release() the queue.
+    std::size_t next = 0;
+    while (next < queue.size() && !finished) {
+      auto event = std::move(queue[next++]);
       dispatching = true;
       event();
       dispatching = false;
     }
+    queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(std::min(next, queue.size())));
     if (finished) release();
   }
 
