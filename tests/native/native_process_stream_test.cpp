@@ -81,9 +81,16 @@ TEST_F(ProcessStreamTest, EchoesBytesThroughCat) {
 }
 
 TEST_F(ProcessStreamTest, HandlersNeverRunInsideStartWriteOrClose) {
-  auto s = launch(scripted("burst_then_exit", {"100"}));
+  char dir[] = "/tmp/mcprt-stream-XXXXXX";
+  ASSERT_NE(::mkdtemp(dir), nullptr);
+  const std::string wrote = std::string(dir) + "/wrote";
+  auto s = launch(scripted("burst_then_exit", {"100", wrote}));
   ASSERT_TRUE(s);
-  ex_.run_for(Millis(100));  // let the child write and exit before start()
+  // The child's bytes are in the pipe before start() (however slowly it starts: a
+  // sanitizer build, a loaded machine).
+  ASSERT_TRUE(poll_until(ex_, [&] { return ::access(wrote.c_str(), F_OK) == 0; }));
+  ::unlink(wrote.c_str());
+  ::rmdir(dir);
   StreamRecorder rec;
   s->start(rec.handlers());
   EXPECT_TRUE(rec.data.empty());

@@ -4,6 +4,7 @@
 
 #include "scripted_server.hpp"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -297,12 +298,18 @@ int stderr_tail() {
   return 1;
 }
 
+// burst_then_exit [N [WROTE_FILE]]: N bytes to stdout, then (when given) creates WROTE_FILE
+// so a test knows the bytes are in the pipe, then exits.
 int burst_then_exit(int argc, char** argv) {
   std::size_t total = argc > 0 ? std::strtoull(argv[0], nullptr, 10) : 262144;
   std::string out;
   out.reserve(total);
   for (std::size_t i = 0; i < total; ++i) out.push_back(static_cast<char>('a' + i % 26));
   write_all(STDOUT_FILENO, out);
+  if (argc > 1) {
+    const int fd = ::open(argv[1], O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) ::close(fd);
+  }
   return 0;
 }
 
