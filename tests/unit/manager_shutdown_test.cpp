@@ -247,6 +247,29 @@ TEST_F(ManagerShutdown, ReconnectServer_ClosesTheLiveConnectionAndConnectsAnew) 
   EXPECT_EQ(manager->connection_status("a"), ConnectionStatus::connected);
 }
 
+// A reconnect still waiting for its server (here: initialize never answered) when the
+// manager goes (a host replacing it on reload) ends once with `closed`: a caller waiting on
+// it (an auth login, /mcp reconnect) is not left hanging.
+TEST_F(ManagerShutdown, Destruction_EndsAReconnectStillWaitingWithClosed) {
+  serve("a", tools_of({"x"}));
+  start({config("a")});
+  ex.run_until_idle();
+  farm.on_connect("a", [](FakeServer& s) {
+    s.set_tools({tool("x")});
+    s.hold("initialize");
+  });
+  std::vector<Status> reconnected;
+  manager->reconnect_server("a", [&](Status s) { reconnected.push_back(std::move(s)); });
+  ex.run_until_idle();
+  EXPECT_TRUE(reconnected.empty()) << "initialize is held: the attempt is still waiting";
+
+  manager.reset();
+  ex.run_until_idle();
+  ASSERT_EQ(reconnected.size(), 1u);
+  EXPECT_EQ(reconnected[0].error().code, ErrorCode::closed) << reconnected[0];
+  EXPECT_THAT(reconnected[0].error().message, HasSubstr("a"));
+}
+
 TEST_F(ManagerShutdown, Destruction_WithEverythingInFlight_NoCallbackAfterwardsAndNoTimersLeft) {
   options.health_interval = Millis(1000);
   serve("live", tools_of({"x"}));

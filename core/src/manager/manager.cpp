@@ -967,7 +967,10 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     calls.clear();
     subscriptions.clear();
     catalog_listeners.clear();
-    for (auto& [name, s] : servers) s->shut_down();
+    // A reconnect_server still waiting for its attempt ends too.
+    for (auto& [name, s] : servers) {
+      for (auto& fn : s->shut_down()) ex().post([fn = std::move(fn), e = gone(name)] { fn(Status(e)); });
+    }
     // Destroying a session closes its transport at once (a stdio child is killed and
     // reaped); none of them calls back afterwards.
     for (auto& [id, conn] : conns) {

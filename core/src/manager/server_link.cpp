@@ -866,13 +866,15 @@ std::vector<std::function<void(Status)>> ServerLink::detach() {
   return waiting;
 }
 
-void ServerLink::shut_down() {
+std::vector<std::function<void(Status)>> ServerLink::shut_down() {
   retry_timer_.reset();
   health_timer_.reset();
   debounce_timer_.reset();
   stop_catalog_listing();
   session_.reset();
+  auto waiting = std::move(attempt_done_);
   attempt_done_.clear();
+  return waiting;
 }
 
 std::string ServerLink::instructions() const {

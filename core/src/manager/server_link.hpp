@@ -159,8 +159,9 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   // The link is being removed: no callback of it runs afterwards; its session is retired.
   // Returns the reconnect_server() callers still waiting (the owner answers them).
   std::vector<std::function<void(Status)>> detach();
-  // Manager destruction: timers off, session dropped (the owner closes it).
-  void shut_down();
+  // Manager destruction: timers off, session dropped (the owner closes it). Returns the
+  // reconnect_server() callers still waiting (the owner ends them with `closed`).
+  std::vector<std::function<void(Status)>> shut_down();
 
   Error circuit_error() const;
   Error disconnected_error() const;
