@@ -212,21 +212,6 @@ json auth_status_json(const OAuthStatus& s) {
   return out;
 }
 
-// ToolSearchMatch as the JS API names it.
-const char* match_name(ToolSearchMatch match) {
-  switch (match) {
-    case ToolSearchMatch::exact_name:
-      return "exact-name";
-    case ToolSearchMatch::name_substring:
-      return "name-substring";
-    case ToolSearchMatch::selected:
-      return "selected";
-    case ToolSearchMatch::keywords:
-      break;
-  }
-  return "keywords";
-}
-
 // createRuntime's `toolSearch` ({mode, threshold, tokenBudget}; js/index.js turns the
 // "auto" | "on" | "off" shorthand into that and checks it).
 ToolSearchOptions tool_search_options(const json& value) {
@@ -474,7 +459,7 @@ class WebRuntime {
       json entry = json::object();
       entry["name"] = hit.name;
       entry["server"] = tool ? tool->info().server : std::string();
-      entry["match"] = match_name(hit.match);
+      entry["match"] = to_string(hit.match);
       entry["score"] = hit.score;
       entry["summary"] = tool ? summarize_description(tool->info().description) : std::string();
       out.push_back(std::move(entry));

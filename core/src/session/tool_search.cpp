@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "framing/utf8.hpp"
+#include "util/sort_order.hpp"
 
 namespace mcprt {
 // Inside a named namespace: core sources compile as unity batches, where another file's
@@ -398,8 +399,7 @@ struct ToolSearchIndex::Impl {
     docs.clear();
     term_ids.clear();
     postings.clear();
-    std::sort(documents.begin(), documents.end(),
-              [](const auto& a, const auto& b) { return a.name < b.name; });
+    detail::sort_by(documents, [](const auto& a, const auto& b) { return a.name < b.name; });
     documents.erase(std::unique(documents.begin(), documents.end(),
                                 [](const auto& a, const auto& b) { return a.name == b.name; }),
                     documents.end());
@@ -520,7 +520,7 @@ struct ToolSearchIndex::Impl {
     std::vector<double> scores(docs.size(), 0.0);
     // The query's terms, then their synonyms (at a lower weight) that it does not hold.
     std::vector<std::string> words = search_text::terms_of(plain, plain.size());
-    std::sort(words.begin(), words.end());
+    detail::sort_by(words, [](const std::string& a, const std::string& b) { return a < b; });
     words.erase(std::unique(words.begin(), words.end()), words.end());
     std::vector<std::pair<std::string, double>> terms;
     for (const std::string& w : words) terms.emplace_back(w, 1.0);
@@ -549,7 +549,15 @@ struct ToolSearchIndex::Impl {
       int tier;  // 0 exact name, 1 name substring, 2 keywords
       double score;
     };
-    std::vector<Ranked> ranked;
+    // The best `limit` so far, best first: a lower tier, then a higher score, then the name
+    // (docs are in name order, so the lower index).
+    const auto better = [](const Ranked& a, const Ranked& b) {
+      if (a.tier != b.tier) return a.tier < b.tier;
+      if (a.score != b.score) return a.score > b.score;
+      return a.doc < b.doc;
+    };
+    std::vector<Ranked> top;
+    top.reserve(limit + 1);
     for (std::size_t d = 0; d < docs.size(); ++d) {
       const Doc& doc = docs[d];
       if (!required.empty()) {
@@ -571,17 +579,14 @@ struct ToolSearchIndex::Impl {
       } else if (scores[d] <= 0) {
         continue;
       }
-      ranked.push_back({d, tier, scores[d]});
+      const Ranked r{d, tier, scores[d]};
+      if (top.size() == limit && !better(r, top.back())) continue;
+      auto at = top.end();
+      while (at != top.begin() && better(r, *(at - 1))) --at;
+      top.insert(at, r);
+      if (top.size() > limit) top.pop_back();
     }
-    const std::size_t n = std::min(limit, ranked.size());
-    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(n), ranked.end(),
-                      [&](const Ranked& a, const Ranked& b) {
-                        if (a.tier != b.tier) return a.tier < b.tier;
-                        if (a.score != b.score) return a.score > b.score;
-                        return docs[a.doc].name < docs[b.doc].name;
-                      });
-    for (std::size_t i = 0; i < n; ++i) {
-      const Ranked& r = ranked[i];
+    for (const Ranked& r : top) {
       const ToolSearchMatch match = r.tier == 0   ? ToolSearchMatch::exact_name
                                     : r.tier == 1 ? ToolSearchMatch::name_substring
                                                   : ToolSearchMatch::keywords;
