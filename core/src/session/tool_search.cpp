@@ -264,7 +264,11 @@ DocumentView view_of(const ToolSearchDocument& doc) {
   return v;
 }
 
-const std::string* string_member(const json& obj, const char* key);
+const std::string* string_member(const json& obj, const char* key) {
+  if (!obj.is_object()) return nullptr;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
+}
 
 // The title from the definition's `title` or `annotations.title`; the property names of
 // inputSchema.properties (the first kIndexedPropertiesMax).
@@ -288,12 +292,6 @@ DocumentView view_of(const McpToolInfo& info) {
     }
   }
   return v;
-}
-
-const std::string* string_member(const json& obj, const char* key) {
-  if (!obj.is_object()) return nullptr;
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? &it->get_ref<const std::string&>() : nullptr;
 }
 
 std::string trim(std::string_view s) {
