@@ -15,16 +15,17 @@ of each function is a back-reference to the one before it.
 
 The order: first the functions called from the most call sites, as many as still get a
 one-byte index after the imported functions (their calls stay one byte shorter); then,
-starting with the smallest of the others, each time the function whose instruction 5-grams
-(function and local names left out) overlap most (Jaccard) with the last one placed. The
-choice depends on the text alone, so the order is the same on every run.
+starting with the smallest of the others, each time the function whose instruction 3-grams
+overlap most (Jaccard) with the last one placed. Names stay in the 3-grams: a call keeps
+its target (the same index in both functions whatever the order) and locals are numbered.
+The choice depends on the text alone, so the order is the same on every run.
 """
 import re
 import sys
 from collections import Counter
 
-GRAM = 5
-SKETCH_BITS = 1 << 13
+GRAM = 3
+SKETCH_BITS = 1 << 14
 
 
 def split_module(lines):
@@ -54,8 +55,8 @@ def func_name(func):
 
 
 def sketch(func):
-    """The function's instruction 5-grams as a bit set (names replaced by '$')."""
-    words = re.sub(r'\$[^\s()]+', '$', ' '.join(line.strip() for line in func[1:])).split()
+    """The function's instruction 3-grams (its words, three at a time) as a bit set."""
+    words = ' '.join(line.strip() for line in func[1:]).split()
     bits = 0
     for i in range(max(1, len(words) - GRAM + 1)):
         bits |= 1 << (hash_words(words[i:i + GRAM]) % SKETCH_BITS)
