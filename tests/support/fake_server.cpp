@@ -91,6 +91,8 @@ void FakeServer::request(json id, const std::string& method, json params) {
 
 void FakeServer::close() { server_end_->close(); }
 
+void FakeServer::renew_session() { server_end_->renew_peer_session(); }
+
 void FakeServer::close_with_error(Error error_for_client) {
   server_end_->close_with_error(std::move(error_for_client));
 }

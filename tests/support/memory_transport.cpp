@@ -55,6 +55,12 @@ struct MemoryTransport::Link : std::enable_shared_from_this<Link> {
     post([side, e = std::move(for_peer)](Link& l) { l.fire_close(1 - side, e); });
   }
 
+  void fire_renewed(int side) {
+    End& end = ends[side];
+    if (!end.started || end.closed_locally || end.close_fired || end.destroyed) return;
+    if (end.handlers.on_renewed) end.handlers.on_renewed();
+  }
+
   template <class Fn>
   void post(Fn fn) {
     executor.post([weak = weak_from_this(), fn = std::move(fn)]() mutable {
@@ -114,6 +120,11 @@ void MemoryTransport::close() { link_->close_from(side_, closed_error(), closed_
 
 void MemoryTransport::close_with_error(Error error_for_peer) {
   link_->close_from(side_, closed_error(), std::move(error_for_peer));
+}
+
+void MemoryTransport::renew_peer_session() {
+  if (link_->link_closed) return;
+  link_->post([to = 1 - side_](Link& l) { l.fire_renewed(to); });
 }
 
 std::string MemoryTransport::diagnostics() const { return link_->ends[side_].diagnostics; }

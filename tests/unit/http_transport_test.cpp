@@ -81,6 +81,12 @@ class CapturingLogger final : public Logger {
   void log(LogLevel level, std::string_view message) override {
     if (level >= LogLevel::warn) warnings.emplace_back(message);
   }
+  bool contains(std::string_view text) const {
+    for (const auto& w : warnings) {
+      if (w.find(text) != std::string::npos) return true;
+    }
+    return false;
+  }
   std::vector<std::string> warnings;
 };
 
@@ -102,6 +108,7 @@ class HttpTransportTest : public ::testing::Test {
     TransportHandlers h;
     h.on_message = [this](json m) { received.push_back(std::move(m)); };
     h.on_close = [this](const Error& e) { closes.push_back(e); };
+    h.on_renewed = [this] { ++renewals; };
     transport->start(std::move(h));
   }
 
@@ -147,6 +154,7 @@ class HttpTransportTest : public ::testing::Test {
   std::unique_ptr<Transport> transport;
   std::vector<json> received;
   std::vector<Error> closes;
+  int renewals = 0;  // on_renewed calls
 };
 
 // --- Streamable HTTP: messages ---------------------------------------------------------
@@ -812,10 +820,79 @@ TEST_F(HttpTransportTest, Streamable_ReinitializesOnceWhenTheSessionExpiresAndRe
   EXPECT_EQ(received[0], rpc_result(1, {{"tools", json::array()}}));
   EXPECT_EQ(received[1], rpc_result(2));
   EXPECT_TRUE(closes.empty());
+  EXPECT_EQ(renewals, 1) << "the session layer learns that the server's session is a new one";
   auto get = next();  // the GET stream is reopened for the new session
   ASSERT_TRUE(get);
   EXPECT_EQ(get->method(), "GET");
   EXPECT_EQ(get->header("Mcp-Session-Id"), "s2");
+}
+
+// The session expires while only the GET stream uses it (an idle client): the 404 to the
+// GET starts the new session too, instead of leaving the client without notifications.
+TEST_F(HttpTransportTest, Streamable_A404ToTheGetStreamStartsANewSessionAndReportsTheRenewal) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  ASSERT_EQ(get->method(), "GET");
+  EXPECT_EQ(get->header("Mcp-Session-Id"), "s1");
+  received.clear();  // the first initialize's answer
+  get->respond(404, "Session not found");
+
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  EXPECT_EQ(reinit->json_body(), init_request());
+  EXPECT_FALSE(reinit->has_header("Mcp-Session-Id"));
+  reinit->respond_json(init_result(), {{"Mcp-Session-Id", "s2"}});
+  auto renote = next();
+  ASSERT_TRUE(renote);
+  EXPECT_EQ(renote->json_body(), initialized());
+  EXPECT_EQ(renote->header("Mcp-Session-Id"), "s2");
+  EXPECT_EQ(renewals, 0) << "not before the new session is initialized";
+  renote->respond(202);
+  auto reopened = next();
+  ASSERT_TRUE(reopened);
+  EXPECT_EQ(reopened->method(), "GET");
+  EXPECT_EQ(reopened->header("Mcp-Session-Id"), "s2");
+  EXPECT_EQ(renewals, 1);
+  EXPECT_TRUE(received.empty()) << "the replayed initialize's answer stays inside";
+  EXPECT_TRUE(closes.empty());
+  EXPECT_FALSE(logger.contains("GET stream was refused"));
+
+  // Messages go with the new session.
+  send(rpc_request(3, "ping"));
+  auto ping = next();
+  ASSERT_TRUE(ping);
+  EXPECT_EQ(ping->header("Mcp-Session-Id"), "s2");
+}
+
+// Another refusal of the GET stream (403) still only stops the stream.
+TEST_F(HttpTransportTest, Streamable_A403ToTheGetStreamStopsItWithoutANewSession) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  get->respond(403, "Forbidden");
+  ex.run_until_idle();
+  EXPECT_EQ(http.pending(), 0u) << "no initialize replay, no new GET";
+  EXPECT_EQ(renewals, 0);
+  EXPECT_TRUE(logger.contains("GET stream was refused"));
 }
 
 TEST_F(HttpTransportTest, Streamable_ASecond404ForTheSameMessageFailsIt) {

@@ -358,16 +358,135 @@ TEST_F(ManagerCatalog, Subscription_DeliversUpdates_SurvivesAReconnect_AndEndsWi
   FakeServer* again = farm.latest("docs");
   ASSERT_NE(again, s);
   EXPECT_EQ(again->requests("resources/subscribe").size(), 1u);
+  // Taken again: one update says so (a change while it was down was never notified).
+  ASSERT_EQ(updates.size(), 2u);
+  EXPECT_EQ(updates[1], (json{{"uri", "file:///a"}, {"resubscribed", true}}));
   again->notify("notifications/resources/updated", {{"uri", "file:///a"}});
   ex.run_until_idle();
-  EXPECT_EQ(updates.size(), 2u);
+  ASSERT_EQ(updates.size(), 3u);
+  EXPECT_EQ(updates[2], (json{{"uri", "file:///a"}}));
 
   manager->unsubscribe_resource(id);
   ex.run_until_idle();
   EXPECT_EQ(again->requests("resources/unsubscribe").size(), 1u);
   again->notify("notifications/resources/updated", {{"uri", "file:///a"}});
   ex.run_until_idle();
-  EXPECT_EQ(updates.size(), 2u);
+  EXPECT_EQ(updates.size(), 3u);
+}
+
+TEST_F(ManagerCatalog, Subscription_RefusedAfterAReconnect_EndsThroughOnEndedNamingServerAndUri) {
+  offer("docs", {.resources = {resource("file:///a")}});
+  make();
+  start({config("docs", {{"reconnect", {{"initialDelayMs", 100}}}})});
+  ex.run_until_idle();
+  std::vector<json> updates;
+  std::optional<Status> first;
+  std::vector<Error> ended;
+  manager->subscribe_resource(
+      "docs", "file:///a", [&](const json& p) { updates.push_back(p); },
+      [&](Status st) { first = std::move(st); }, [&](const Error& e) { ended.push_back(e); });
+  ex.run_until_idle();
+  ASSERT_TRUE(first && first->ok());
+
+  // The server comes back without resource subscriptions.
+  offers["docs"].capabilities = capabilities_with({{"resources", json::object()}});
+  farm.latest("docs")->close_with_error(Error::make(ErrorCode::exited, "server exited (code 1)"));
+  ex.run_until_idle();
+  ex.advance(Millis(100));
+  ASSERT_EQ(phase("docs"), ServerPhase::connected);
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0].code, ErrorCode::invalid_argument);
+  EXPECT_THAT(ended[0].message, HasSubstr("Server \"docs\""));
+  EXPECT_THAT(ended[0].message, HasSubstr("file:///a"));
+  EXPECT_TRUE(updates.empty()) << "no resubscribed update for a subscription that ended";
+
+  // It is gone: the next reconnect, to a server that offers subscriptions again, does not
+  // send it, and on_ended does not run twice.
+  offers["docs"].capabilities = Offer{}.capabilities;
+  farm.latest("docs")->close_with_error(Error::make(ErrorCode::exited, "server exited (code 1)"));
+  ex.run_until_idle();
+  ex.advance(Millis(200));
+  ASSERT_EQ(phase("docs"), ServerPhase::connected);
+  EXPECT_TRUE(farm.latest("docs")->requests("resources/subscribe").empty());
+  EXPECT_EQ(ended.size(), 1u);
+}
+
+TEST_F(ManagerCatalog, Subscription_WhoseResubscribeFailsWithTheConnection_IsSentAgainOnTheNextOne) {
+  offer("docs", {.resources = {resource("file:///a")}});
+  make();
+  start({config("docs", {{"reconnect", {{"initialDelayMs", 100}}}})});
+  ex.run_until_idle();
+  std::vector<json> updates;
+  std::vector<Error> ended;
+  manager->subscribe_resource(
+      "docs", "file:///a", [&](const json& p) { updates.push_back(p); }, nullptr,
+      [&](const Error& e) { ended.push_back(e); });
+  ex.run_until_idle();
+
+  // The next connection dies while its resources/subscribe is unanswered.
+  offers["docs"].hold = {"resources/subscribe"};
+  farm.latest("docs")->close_with_error(Error::make(ErrorCode::exited, "server exited (code 1)"));
+  ex.run_until_idle();
+  ex.advance(Millis(100));
+  FakeServer* held = farm.latest("docs");
+  ASSERT_EQ(held->requests("resources/subscribe").size(), 1u);
+  offers["docs"].hold.clear();
+  held->close_with_error(Error::make(ErrorCode::exited, "server exited (code 1)"));
+  ex.run_until_idle();
+  EXPECT_TRUE(ended.empty()) << "a connection that died is not a refusal";
+  ex.advance(Millis(200));
+  ASSERT_EQ(phase("docs"), ServerPhase::connected);
+  EXPECT_EQ(farm.latest("docs")->requests("resources/subscribe").size(), 1u);
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0], (json{{"uri", "file:///a"}, {"resubscribed", true}}));
+  EXPECT_TRUE(ended.empty());
+}
+
+// An HTTP session that expired and was initialized again under the live connection (the
+// transport's on_renewed): the new session has none of the old one's subscriptions, and a
+// restarted server may list other tools.
+TEST_F(ManagerCatalog, ARenewedServerSession_IsSubscribedAgain_AndItsListsAreListedAgain) {
+  offer("docs", {.resources = {resource("file:///a")}});
+  make();
+  start({config("docs")});
+  ex.run_until_idle();
+  std::vector<json> updates;
+  manager->subscribe_resource("docs", "file:///a", [&](const json& p) { updates.push_back(p); });
+  ex.run_until_idle();
+  FakeServer* s = farm.latest("docs");
+  ASSERT_EQ(s->requests("resources/subscribe").size(), 1u);
+  ASSERT_EQ(s->requests("tools/list").size(), 1u);
+  ASSERT_EQ(s->requests("resources/list").size(), 1u);
+
+  offers["docs"].resources.push_back(resource("file:///b"));
+  s->renew_session();
+  ex.run_until_idle();
+  EXPECT_EQ(s->requests("resources/subscribe").size(), 2u);
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0], (json{{"uri", "file:///a"}, {"resubscribed", true}}));
+  ex.advance(options.list_changed_debounce);
+  EXPECT_EQ(s->requests("tools/list").size(), 2u);
+  EXPECT_EQ(s->requests("resources/list").size(), 2u);
+  EXPECT_THAT(keys(manager->resources(), "uri"), ElementsAre("docs file:///a", "docs file:///b"));
+  EXPECT_EQ(phase("docs"), ServerPhase::connected);
+  EXPECT_EQ(farm.attempts("docs"), 1u) << "the connection itself went on";
+}
+
+TEST_F(ManagerCatalog, Subscription_JoiningOneAlreadyTaken_GivesTheOtherNoResubscribedUpdate) {
+  offer("docs", {.resources = {resource("file:///a")}});
+  make();
+  start({config("docs")});
+  ex.run_until_idle();
+  int first_updates = 0;
+  manager->subscribe_resource("docs", "file:///a", [&](const json&) { ++first_updates; });
+  ex.run_until_idle();
+  std::optional<Status> second;
+  manager->subscribe_resource("docs", "file:///a", [](const json&) {},
+                              [&](Status st) { second = std::move(st); });
+  ex.run_until_idle();
+  ASSERT_TRUE(second && second->ok());
+  EXPECT_EQ(farm.latest("docs")->requests("resources/subscribe").size(), 1u);
+  EXPECT_EQ(first_updates, 0);
 }
 
 TEST_F(ManagerCatalog, Subscription_ToAServerWithoutSubscribe_FailsAndIsGone) {

@@ -100,6 +100,10 @@ struct ClientOptions {
   // a failed connect closed it). Fires once, after pending requests were failed and after
   // connect's callback when the handshake was still running.
   std::function<void(const Error&)> on_close;
+  // The connection went on with a new server session (a Streamable HTTP session expired and
+  // the transport initialized a new one): what the server kept per session, resource
+  // subscriptions above all, is gone, and what it lists may have changed (a restart).
+  std::function<void()> on_session_renewed;
   Logger* logger = nullptr;
   // tools/list guard: fail after this many pages (0 = no limit).
   std::size_t max_list_pages = 1000;

@@ -56,6 +56,8 @@ struct ConnectOptions {
   // Called for server notifications (list_changed, message, ...) and on a later close.
   std::function<void(const std::string& method, const json& params)> on_notification;
   std::function<void(const Error&)> on_close;
+  // ClientOptions::on_session_renewed.
+  std::function<void()> on_session_renewed;
   // Optional: every message of the connection (and of a respawned one), through
   // make_tapped_transport. Null = the transport is not wrapped.
   MessageTap message_tap;

@@ -47,6 +47,10 @@
 //    initialize or initialized, or no answer within reinitialize_timeout_ms — the
 //    transport closes with that error (`Server "x": the session expired and
 //    re-initializing failed: HTTP 404 from ...`), so every pending request fails once.
+//    A 404 to the GET stream's request starts the same replay (nothing to re-send; the
+//    stream opens again for the new session). Once the new session took the waiting
+//    messages, TransportHandlers::on_renewed tells the session layer that the server's
+//    per-session state (resource subscriptions) is gone.
 //  - close() sends `DELETE` with the session id (best effort, bounded by close_timeout_ms)
 //    and then reports on_close(ErrorCode::closed).
 //

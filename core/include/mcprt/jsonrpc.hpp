@@ -83,6 +83,8 @@ class RpcPeer {
     std::function<void(const std::string& method, const json& params)> on_notification;
     // The transport closed; fires once, after all pending requests were failed.
     std::function<void(const Error&)> on_close;
+    // The transport renewed the server's session on its own (TransportHandlers::on_renewed).
+    std::function<void()> on_renewed;
   };
 
   RpcPeer(Executor& executor, std::unique_ptr<Transport> transport, Logger* logger = nullptr);

@@ -253,9 +253,17 @@ class McpManager {
   // again on every connection). `done` gets the first subscribe's outcome (a server that
   // is not connected yet is waited for; one without `resources.subscribe` fails with
   // invalid_argument, and the subscription is then gone). Returns the subscription's id.
+  //
+  // After a reconnect: once the new session took the subscription again, `on_updated` gets
+  // {uri, resubscribed: true}, since a change while no session was subscribed was never
+  // notified (read the resource again). If the server refuses it then (a JSON-RPC error,
+  // or it no longer offers subscriptions), the subscription ends and `on_ended` gets that
+  // error, naming the server and the uri; a failed connection leaves it for the next one.
+  // `on_ended` runs at most once, and nothing follows it; neither runs after the manager's end.
   std::uint64_t subscribe_resource(const std::string& server, const std::string& uri,
                                    std::function<void(const json& params)> on_updated,
-                                   std::function<void(Status)> done = nullptr);
+                                   std::function<void(Status)> done = nullptr,
+                                   std::function<void(const Error&)> on_ended = nullptr);
   // Ends the subscription (resources/unsubscribe once no other subscription of the same
   // server and uri is left). Unknown ids are ignored.
   void unsubscribe_resource(std::uint64_t id);

@@ -45,6 +45,11 @@ struct TransportHandlers {
   // it to fail the request such a message answers at once, instead of at its timeout.
   // (Last, so that `{on_message, on_close}` initializers keep meaning what they meant.)
   std::function<void(const UnreadableMessage&)> on_unreadable;
+  // Optional: the transport replaced the server's session with a new one on its own (a
+  // Streamable HTTP session expired, HTTP 404, and was initialized again). Messages keep
+  // flowing, but what the server kept per session is gone: resource subscriptions, the
+  // log level. Fires after the new session took the messages that were waiting for it.
+  std::function<void()> on_renewed;
 };
 
 // What the sender knows about one outgoing message beyond its JSON (SPEC §14). Only the

@@ -396,6 +396,10 @@ void RpcPeer::start(Handlers handlers) {
   th.on_close = [weak](const Error& error) {
     if (auto self = weak.lock(); self && !self->destroyed) self->on_transport_close(error);
   };
+  th.on_renewed = [weak] {
+    auto self = weak.lock();
+    if (self && !self->destroyed && !self->closed && self->handlers.on_renewed) self->handlers.on_renewed();
+  };
   d.transport->start(std::move(th));
 }
 

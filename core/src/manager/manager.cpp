@@ -246,6 +246,8 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     mark_catalog_changed(link.name(), kind);
   }
 
+  void session_renewed(const ServerLink& link) override { resubscribe(link); }
+
   void resource_updated(const ServerLink& link, const json& params) override {
     auto uri = params.is_object() ? params.find("uri") : params.end();
     if (!params.is_object() || uri == params.end() || !uri->is_string()) return;
@@ -339,6 +341,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     std::string uri;
     std::function<void(const json&)> on_updated;
     std::function<void(Status)> first_done;  // until the first subscribe's answer
+    std::function<void(const Error&)> on_ended;
   };
 
   // The server connected: every uri subscribed on it is subscribed on the new session.
@@ -356,14 +359,23 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
         uri, [weak = weak_from_this(), server = link.name(), uri](Status st) {
           auto self = weak.lock();
           if (!self || self->destroyed) return;
-          self->subscribed(server, uri, std::move(st));
+          self->subscribed(server, uri, std::move(st), /*sent=*/true);
         });
   }
 
-  // The answer to a resources/subscribe: the subscriptions still waiting for their first
-  // one learn it; refused ones (no such capability, an unknown resource) end there.
-  void subscribed(const std::string& server, const std::string& uri, Status st) {
+  // The answer to a resources/subscribe (`sent`), or a subscription joining one the live
+  // session has already: the subscriptions still waiting for their first answer learn it,
+  // and refused ones (no such capability, an unknown resource) end there. The others were
+  // subscribed on an earlier session and were sent again on a new one: taken, they get an
+  // update ({uri, resubscribed: true}: whatever changed while no session was subscribed
+  // was never notified); refused by the server, they end through on_ended. A failure of
+  // the connection itself leaves them for the next one.
+  void subscribed(const std::string& server, const std::string& uri, Status st, bool sent) {
     std::vector<std::function<void(Status)>> told;
+    std::vector<std::uint64_t> renewed;
+    std::vector<std::function<void(const Error&)>> ended;
+    const bool refused = !st.ok() && (st.error().code == ErrorCode::wire ||
+                                      st.error().code == ErrorCode::invalid_argument);
     for (auto it = subscriptions.begin(); it != subscriptions.end();) {
       Subscription& sub = it->second;
       if (sub.server != server || sub.uri != uri) {
@@ -371,21 +383,46 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
         continue;
       }
       const bool first = static_cast<bool>(sub.first_done);
-      if (first) told.push_back(std::move(sub.first_done));
-      sub.first_done = nullptr;
-      it = (!st.ok() && first) ? subscriptions.erase(it) : std::next(it);
+      if (first) {
+        told.push_back(std::move(sub.first_done));
+        sub.first_done = nullptr;
+        it = st.ok() ? std::next(it) : subscriptions.erase(it);
+      } else if (sent && st.ok()) {
+        renewed.push_back(it->first);
+        ++it;
+      } else if (sent && refused) {
+        if (sub.on_ended) ended.push_back(std::move(sub.on_ended));
+        it = subscriptions.erase(it);
+      } else {
+        ++it;
+      }
     }
-    if (!st.ok() && told.empty()) {
-      logger().warn(named(server, st.error()).message + " (subscribing again to " + uri + ")");
+    if (sent && !st.ok() && (refused || told.empty())) {
+      logger().warn(named(server, st.error()).message + " (subscribing again to " + uri +
+                    (refused ? "; the subscription ended)" : ")"));
     }
     for (auto& fn : told) post_fn([fn = std::move(fn), st] { fn(st); });
+    if (!ended.empty()) {
+      Error why = named(server, st.error());
+      why.message += " (subscribing again to " + uri + " after a reconnect)";
+      for (auto& fn : ended) post_fn([fn = std::move(fn), why] { fn(why); });
+    }
+    for (std::uint64_t id : renewed) {
+      post_fn([weak = weak_from_this(), id, update = json{{"uri", uri}, {"resubscribed", true}}] {
+        auto self = weak.lock();
+        if (!self) return;
+        auto it = self->subscriptions.find(id);
+        if (it != self->subscriptions.end() && it->second.on_updated) it->second.on_updated(update);
+      });
+    }
   }
 
   std::uint64_t subscribe_resource(const std::string& server, const std::string& uri,
                                    std::function<void(const json&)> on_updated,
-                                   std::function<void(Status)> done) {
+                                   std::function<void(Status)> done,
+                                   std::function<void(const Error&)> on_ended) {
     const std::uint64_t id = next_listener++;
-    Subscription sub{server, uri, std::move(on_updated), std::move(done)};
+    Subscription sub{server, uri, std::move(on_updated), std::move(done), std::move(on_ended)};
     if (!sub.first_done) sub.first_done = [](Status) {};
     bool already = false;  // the live session has this uri subscribed
     for (const auto& [other_id, other] : subscriptions) {
@@ -395,7 +432,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     ServerLink* link = find(server);
     if (link && link->stage() == Stage::ready) {
       if (already) {
-        subscribed(server, uri, Status());
+        subscribed(server, uri, Status(), /*sent=*/false);
       } else {
         send_subscribe(*link, uri);
       }
@@ -1153,8 +1190,10 @@ void McpManager::complete(const std::string& server, json ref, const std::string
 
 std::uint64_t McpManager::subscribe_resource(const std::string& server, const std::string& uri,
                                              std::function<void(const json& params)> on_updated,
-                                             std::function<void(Status)> done) {
-  return impl_->subscribe_resource(server, uri, std::move(on_updated), std::move(done));
+                                             std::function<void(Status)> done,
+                                             std::function<void(const Error&)> on_ended) {
+  return impl_->subscribe_resource(server, uri, std::move(on_updated), std::move(done),
+                                   std::move(on_ended));
 }
 
 void McpManager::unsubscribe_resource(std::uint64_t id) { impl_->unsubscribe_resource(id); }

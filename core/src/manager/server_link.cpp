@@ -369,6 +369,9 @@ void ServerLink::open_connection(const ServerConfig& resolved) {
   co.on_notification = [weak, attempt, at_epoch](const std::string& method, const json& params) {
     if (ServerLink* self = current(weak, attempt, at_epoch)) self->on_notification(method, params);
   };
+  co.on_session_renewed = [weak, attempt, at_epoch] {
+    if (ServerLink* self = current(weak, attempt, at_epoch)) self->on_session_renewed();
+  };
   // Closes go through the owner, which tracks every session until it has closed.
   co.on_close = owner_.session_close_handler(attempt);
   if (const auto& on_message = owner_.options().on_message) {
@@ -649,7 +652,10 @@ void ServerLink::on_notification(const std::string& method, const json& params) 
   if (method == "notifications/prompts/list_changed") {
     return schedule_catalog_relist(catalog_bit(CatalogKind::prompts));
   }
-  if (method != "notifications/tools/list_changed") return;
+  if (method == "notifications/tools/list_changed") tools_may_have_changed();
+}
+
+void ServerLink::tools_may_have_changed() {
   // The cached list is out of date at once, whatever its ttlMs said: a restart before the
   // re-list lands must not serve it as live.
   if (cached_server_info_.is_object()) cached_server_info_.erase("ttlMs");
@@ -659,6 +665,14 @@ void ServerLink::on_notification(const std::string& method, const json& params) 
   }
   if (stage_ != Stage::ready) return;
   schedule_relist();
+}
+
+// A new server session under the live connection is likely a restarted server: its tools
+// and catalogs are listed again (as after list_changed), and the owner subscribes again.
+void ServerLink::on_session_renewed() {
+  tools_may_have_changed();
+  schedule_catalog_relist(kAllCatalogs);
+  if (stage_ == Stage::ready) owner_.session_renewed(*this);
 }
 
 void ServerLink::schedule_relist() {

@@ -70,6 +70,9 @@ class LinkOwner {
   virtual void catalog_changed(const ServerLink& link, CatalogKind kind) = 0;
   // notifications/resources/updated from the link's live session.
   virtual void resource_updated(const ServerLink& link, const json& params) = 0;
+  // The link's live connection went on with a new server session (ClientOptions::
+  // on_session_renewed): what the server kept per session is gone.
+  virtual void session_renewed(const ServerLink& link) = 0;
   // The link reached a state a gate may be waiting for.
   virtual void link_settled() = 0;
   // Connected (ok) or given up for now (error): connection waiters learn it.
@@ -194,6 +197,9 @@ class ServerLink : public std::enable_shared_from_this<ServerLink> {
   void schedule_retry(const Error& reason);
   void connection_lost(Error reason);
   void on_notification(const std::string& method, const json& params);
+  // tools/list_changed, or anything else that says the server's tools may differ now.
+  void tools_may_have_changed();
+  void on_session_renewed();
   void set_catalog(CatalogKind kind, std::vector<SharedJson> entries, bool from_cache);
   // Lists the kinds in `kinds` (bits of 1 << kind) on the live session; a kind already
   // being listed is listed once more after that.

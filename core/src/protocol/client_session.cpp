@@ -457,6 +457,10 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
       if (!self || self->destroyed) return;
       self->on_connection_closed(error);
     };
+    h.on_renewed = [weak] {
+      auto self = weak.lock();
+      if (self && !self->destroyed && self->options.on_session_renewed) self->options.on_session_renewed();
+    };
     return h;
   }
 

@@ -120,6 +120,7 @@ Result<std::shared_ptr<ClientSession>> connect_to_server(
   client.request_timeout = client.connect_timeout;
   client.on_notification = std::move(options.on_notification);
   client.on_close = std::move(options.on_close);
+  client.on_session_renewed = std::move(options.on_session_renewed);
   client.logger = services.logger;
 
   auto session = ClientSession::create(*services.executor, std::move(transport.value()),

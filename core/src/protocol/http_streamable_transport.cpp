@@ -7,9 +7,11 @@
 //   one POST:         HttpCall → 2xx JSON | 2xx SSE (→ resume GETs while unanswered) |
 //                     202 | failure (→ session expiry, or fail just that message)
 //   GET stream:       idle → open → (ended/cut → wait retry: → open) | unsupported (405)
-//                     | stopped (other refusal, too many empty reconnects, budget spent)
+//                     | re-initialize (404) | stopped (other refusal, too many empty
+//                     reconnects, budget spent)
 //   re-initialize:    a 404 with a session id → replay initialize → replay initialized →
-//                     re-send the failed message(s) once → flush what was sent meanwhile
+//                     re-send the failed message(s) once → flush what was sent meanwhile →
+//                     on_renewed
 //                     (a 404 for the replay itself, or no answer within
 //                     reinitialize_timeout_ms, closes the transport)
 //   server gone:      any request that gets no HTTP answer because the connection failed
@@ -812,6 +814,11 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
         self->stop_get_stream(GetPhase::unsupported);
       } else if (f.status == 0 && f.kind != HttpFailure::Kind::not_followed) {
         self->get_stream_ended(Status(f.error), /*answered_http=*/false);
+      } else if (f.status == 404 && self->can_renew_session()) {
+        // The session expired while only the GET stream used it (the MCP rule for a 404
+        // to a request with a session id: start a new session). The re-initialize opens
+        // the stream again.
+        self->expire_session(nullptr);
       } else {
         self->conn_->log().warn(self->conn_->prefix() + "the GET stream was refused: " +
                                 f.error.message);
@@ -859,8 +866,16 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
 
   // --- session expiry ------------------------------------------------------------------
 
+  // A 404 for the current session may start a new one: the handshake to replay is known
+  // and no replay runs yet.
+  bool can_renew_session() const {
+    return !session_id_.empty() && !reinitializing_ && init_request_ && initialized_notification_;
+  }
+
+  // The session expired: `post` (null when the GET stream met the 404) goes out again once
+  // initialize and initialized were replayed.
   void expire_session(const std::shared_ptr<Post>& post) {
-    join_replay(post);
+    if (post) join_replay(post);
     conn_->log().info(conn_->prefix() + "the session expired (HTTP 404); re-initializing");
     reinitializing_ = true;
     reinit_answered_ = false;
@@ -949,6 +964,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       }
     }
     open_get_stream();
+    if (live() && handlers_.on_renewed) handlers_.on_renewed();
   }
 
   // --- delivery ------------------------------------------------------------------------

@@ -121,6 +121,10 @@ class AutoHttpState : public std::enable_shared_from_this<AutoHttpState> {
       auto self = weak.lock();
       if (self && self->handlers_.on_unreadable) self->handlers_.on_unreadable(message);
     };
+    h.on_renewed = [weak] {
+      auto self = weak.lock();
+      if (self && self->handlers_.on_renewed) self->handlers_.on_renewed();
+    };
     h.on_close = [weak](const Error& error) {
       auto self = weak.lock();
       if (!self) return;

@@ -68,6 +68,9 @@ class FakeServer {
   void request(json id, const std::string& method, json params = nullptr);
   void close();
   void close_with_error(Error error_for_client);  // e.g. ErrorCode::exited
+  // The client's transport goes on with a new session of this server (an HTTP session
+  // that expired and was initialized again): its on_renewed fires.
+  void renew_session();
 
   // --- what the client did -------------------------------------------------------------
   const std::vector<json>& received() const { return received_; }

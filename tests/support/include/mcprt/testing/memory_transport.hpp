@@ -12,7 +12,9 @@
 //    before its on_close (as bytes in a pipe would be), none after;
 //  - close_with_error(e) lets a test play a dying server: the other end sees `e`
 //    (e.g. ErrorCode::exited) instead of closed;
-//  - send() fails at once with ErrorCode::closed once either end closed.
+//  - send() fails at once with ErrorCode::closed once either end closed;
+//  - renew_peer_session() plays an HTTP transport that replaced its server session: the
+//    other end's on_renewed fires, after the messages already in flight.
 // Single-threaded: use both ends on the executor's thread. The executor must outlive both.
 
 #include <memory>
@@ -38,6 +40,8 @@ class MemoryTransport final : public Transport {
   // Closes the link; the other end's on_close receives `error_for_peer`, this end's gets
   // ErrorCode::closed.
   void close_with_error(Error error_for_peer);
+  // The other end's TransportHandlers::on_renewed fires (through the executor).
+  void renew_peer_session();
   // What this end's diagnostics() returns (stands in for a stderr tail).
   void set_diagnostics(std::string text);
   // True once either end closed (sends fail from then on).
