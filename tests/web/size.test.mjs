@@ -23,8 +23,9 @@
 // It was 229,008 B gzip (2026-12-03). The build then laid its functions out in an order
 // gzip compresses better (platform-web/tools/order_wasm_functions.py: similar functions
 // side by side, the same code): 230,099 -> 218,834 B with the same objects. The JSON
-// Schema validator would take it to 232,105 B (+13,271), so it stays out. The module is
-// 218,834 B gzip (2026-12-04); the ceiling is that plus a little.
+// Schema validator would take it to 232,105 B (+13,271), so it stays out. Resource
+// subscriptions that survive a renewed session then added 1.5 KB gzip: the module is
+// 220,355 B gzip (2026-12-04); the ceiling is that plus a little.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -32,7 +33,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const SPEC_GZIP = 200 * 1024;
-const CEILING_GZIP = 219_300;
+const CEILING_GZIP = 220_800;
 
 test('Size_WasmModuleIsWithinTheBudget', (t) => {
   const wasmPath = path.join(path.dirname(process.env.MCPRT_JS_PACKAGE ?? ''), 'mcprt.wasm');
