@@ -328,6 +328,30 @@ export interface ResourceUpdate {
   server: string;
   uri: string;
   title?: string;
+  /**
+   * Not a server's notification: the subscription was taken again after a reconnect or a
+   * discoverAndLoad / reload, and whatever changed in between was never notified. Read the
+   * resource again.
+   */
+  resubscribed?: true;
+}
+
+/** Why a subscription ended by itself (subscribe's `onEnd`). */
+export interface SubscriptionEnd {
+  server: string;
+  uri: string;
+  error: McprtError;
+}
+
+export interface SubscribeOptions {
+  /** The server to subscribe on (default: see readResource). */
+  server?: string;
+  /**
+   * Called once if the subscription ends without its function being called: the server
+   * refused it again after a reconnect, a discoverAndLoad / reload's configuration could
+   * not take it, or removeServer removed its server. Not called after dispose().
+   */
+  onEnd?: (end: SubscriptionEnd) => void;
 }
 
 export interface RequestOptions {
@@ -565,15 +589,17 @@ export interface Runtime {
    * The subscription outlives reconnects and discoverAndLoad / reload: once a load has
    * resolved it is subscribed again on the new configuration, on the `server` given, else
    * the server that lists `uri` now, else (its catalog may not be listed yet) the server it
-   * was on if that is still configured, else the one with a template that matches it
-   * (an update while the load runs has no subscription to reach: re-read after a load).
-   * One that cannot be (its server is gone or disabled, or refuses) ends, with one 'warn'
-   * log line (`log` / the console, at logLevel 'warn' or lower) naming the server and
-   * `uri`; calling its function then does nothing. A subscribe() still unanswered when a
-   * load starts rejects with McprtError 'aborted' (like every call of the replaced
-   * manager) and is not subscribed again.
+   * was on if that is still configured, else the one with a template that matches it.
+   * Each time it is taken again (after a reconnect or a load) `callback` gets an update
+   * with `resubscribed: true`, since a change in between was never notified.
+   * One that cannot be (its server is gone or disabled, or refuses), or whose server
+   * removeServer removes, ends: one 'warn' log line (`log` / the console, at logLevel
+   * 'warn' or lower, secrets masked) naming the server and `uri`, and `onEnd`; calling its
+   * function then does nothing. A subscribe() still unanswered when a load starts rejects
+   * with McprtError 'aborted' (like every call of the replaced manager) and is not
+   * subscribed again.
    */
-  subscribe(uri: string, callback: (update: ResourceUpdate) => void, options?: { server?: string }): Promise<() => void>;
+  subscribe(uri: string, callback: (update: ResourceUpdate) => void, options?: SubscribeOptions): Promise<() => void>;
   /**
    * prompts/get with string arguments. `name` is "server:name" or a bare name exactly one
    * server lists (several → McprtError 'invalid_argument' naming the candidates); or pass

@@ -346,7 +346,6 @@ class Runtime {
   #subscriptions = new Set();
   #subscriptionCalls = new Map();  // subscribe call id → its record (the core's updates name the call)
   #loads = 0;  // discoverAndLoad / reload calls so far (the latest one restores the subscriptions)
-  #logsWarnings = false;  // logLevel lets the runtime's own warnings through
   #loaded = false;  // a discoverAndLoad succeeded: there is a manager to add servers to
   #loading = null;  // the discoverAndLoad / reload in flight (settles, never rejects)
   #changes = Promise.resolve();  // addServer / removeServer, one after another
@@ -372,7 +371,6 @@ class Runtime {
     // Quiet by default in Node (a library does not write to its host's stderr unless asked
     // to: logLevel or log), the console's warnings in a browser.
     nativeOptions.logLevel ??= isNode && !this.#logSink ? 'silent' : 'warn';
-    this.#logsWarnings = ['debug', 'info', 'warn'].includes(nativeOptions.logLevel);
     // No IndexedDB (Node without fake-indexeddb): the tool cache is off rather than
     // failing, and warning, on every read and write.
     if (nativeOptions.cache === undefined && typeof globalThis.indexedDB === 'undefined') nativeOptions.cache = false;
@@ -482,7 +480,16 @@ class Runtime {
   // Disconnects one server and forgets it (a reload does not bring it back); the others
   // stay connected.
   removeServer(name) {
-    return this.#change(() => this.#managerCall((callId) => this.#native.removeServer(callId, String(name))));
+    name = String(name);
+    return this.#change(async () => {
+      await this.#managerCall((callId) => this.#native.removeServer(callId, name));
+      // Its subscriptions end with it (the server and its config are gone).
+      for (const record of [...this.#subscriptions]) {
+        if ((record.server || record.on) !== name || this.#firstSubscribePending(record)) continue;
+        this.#endSubscription(record, { code: 'closed',
+                                        message: `${name}: the subscription to ${record.uri} ended: removeServer removed the server` });
+      }
+    });
   }
 
   // Every MCP tool, sorted by name, whatever tool search defers (visibleTools() is what
@@ -587,14 +594,21 @@ class Runtime {
   // `uri`; resolves with the function that ends the subscription once the server took it.
   // The subscription lives until that function is called: across reconnects (the core
   // subscribes again) and across discoverAndLoad / reload (#restoreSubscriptions sends it
-  // to the new manager). One the new configuration cannot take ends with a warning. A
-  // subscribe() still waiting for its server when a load starts rejects ('aborted'), like
-  // every call of the manager the load replaces.
-  subscribe(uri, callback, { server } = {}) {
+  // to the new manager). Once it was taken again, `callback({server, uri, resubscribed:
+  // true})` runs: a change in between was never notified. It ends by itself, with a
+  // warning and `onEnd({server, uri, error})`, when the server refuses it again after a
+  // reconnect, when a load's configuration cannot take it, or when removeServer removes
+  // its server. A subscribe() still waiting for its server when a load starts rejects
+  // ('aborted'), like every call of the manager the load replaces.
+  subscribe(uri, callback, { server, onEnd } = {}) {
     if (typeof callback !== 'function') {
-      return Promise.reject(new TypeError('subscribe: callback must be a function ({server, uri, title?}) => void'));
+      return Promise.reject(new TypeError('subscribe: callback must be a function ({server, uri, title?, resubscribed?}) => void'));
     }
-    const record = { uri: String(uri), callback, server: server === undefined || server === null ? '' : String(server),
+    if (onEnd !== undefined && onEnd !== null && typeof onEnd !== 'function') {
+      return Promise.reject(new TypeError('subscribe: onEnd must be a function ({server, uri, error}) => void'));
+    }
+    const record = { uri: String(uri), callback, onEnd: onEnd ?? null,
+                     server: server === undefined || server === null ? '' : String(server),
                      on: '', id: 0, callId: 0, firstCallId: 0, ended: false };
     this.#subscriptions.add(record);
     const sent = this.#sendSubscription(record, record.server);
@@ -893,28 +907,39 @@ class Runtime {
       if (!server && record.on && this.status(record.on) !== undefined) server = record.on;
       const sent = this.#sendSubscription(record, server);
       const callId = record.callId;
-      sent.catch((error) => {
+      sent.then(() => {
+        if (record.ended || record.callId !== callId) return;
+        notify(record.callback, { server: record.on, uri: record.uri, resubscribed: true });
+      }, (error) => {
         // Ended by its function or dispose(), or moved on by a newer load: nothing to say.
         if (record.ended || record.callId !== callId) return;
-        this.#endSubscription(record);
-        this.#warn(`${server || record.on}: the subscription to ${record.uri} ended: it could not be made ` +
-                   `again after discoverAndLoad / reload (${describeError(error)})`);
+        const message = `${server || record.on}: the subscription to ${record.uri} ended: it could not be made ` +
+                        `again after discoverAndLoad / reload (${describeError(error)})`;
+        this.#endSubscription(record, { code: error?.code ?? 'internal', message });
       });
     }
   }
 
-  // Ends `record` (idempotent): the core's subscription with it, if it has one yet.
-  #endSubscription(record) {
+  // Ends `record` (idempotent): the core's subscription with it, if it has one yet. `why`
+  // (an error's {code, message, ...}): the runtime ends it, not its function; it is logged
+  // (warn; unless the core did already) and the subscriber's onEnd learns it.
+  #endSubscription(record, why) {
     if (record.ended) return;
     record.ended = true;
     this.#subscriptions.delete(record);
     if (this.#subscriptionCalls.get(record.callId) === record) this.#subscriptionCalls.delete(record.callId);
     if (record.id !== 0 && !this.#disposed) this.#native.unsubscribe(record.id);
+    if (!why) return;
+    if (why.logged !== true) this.#warn(why.message);
+    if (record.onEnd) {
+      notify(record.onEnd, { server: record.server || record.on, uri: record.uri,
+                             error: new McprtError(why) });
+    }
   }
 
-  // The runtime's own warning, through the same path as the core's log lines.
+  // The runtime's own warning, through the core's logger: its level, its masking of secrets.
   #warn(message) {
-    if (this.#logsWarnings) this[log](2, message);
+    if (!this.#disposed) this.#native.warn(message);
   }
 
   // addServer / removeServer run one after another, each after the load in flight (a
@@ -982,7 +1007,14 @@ class Runtime {
       if (!subscription) return;
       const update = { server: value.server, uri: String(value.uri) };
       if (typeof value.title === 'string') update.title = value.title;
+      if (value.resubscribed === true) update.resubscribed = true;
       notify(subscription.callback, update);
+    } else if (kind === 'subscriptionEnded') {
+      // The core ended it (and logged why): it has no subscription left to unsubscribe.
+      const subscription = this.#subscriptionCalls.get(callId);
+      if (!subscription) return;
+      subscription.id = 0;
+      this.#endSubscription(subscription, { ...value, logged: true });
     } else if (kind === 'elicit') {
       this.#elicit(callId, value);
     } else if (kind === 'sample') {

@@ -536,12 +536,26 @@ async function toggleSubscription(key, resource, button, badge, onUpdate) {
     return;
   }
   let count = 0;
-  const off = rt.subscribe(resource.uri, () => {
-    count += 1;
-    badge.hidden = false;
-    badge.textContent = `${plural(count, 'update')}, last ${new Date().toLocaleTimeString()}`;
+  const off = rt.subscribe(resource.uri, (update) => {
+    // `resubscribed`: taken again after a reconnect or reload; not a change, but re-read.
+    if (!update.resubscribed) {
+      count += 1;
+      badge.hidden = false;
+      badge.textContent = `${plural(count, 'update')}, last ${new Date().toLocaleTimeString()}`;
+    }
     onUpdate();
-  }, { server: resource.server });
+  }, {
+    server: resource.server,
+    // It ended by itself (the server refused it again, or is gone): back to Subscribe.
+    onEnd: ({ error }) => {
+      if (subscriptions.get(key)?.off !== off) return;
+      subscriptions.delete(key);
+      button.textContent = 'Subscribe';
+      button.setAttribute('aria-pressed', 'false');
+      badge.hidden = false;
+      badge.textContent = `subscription ended: ${error.message}`;
+    },
+  });
   subscriptions.set(key, { off });
   try {
     await off;

@@ -42,7 +42,8 @@
 // "resolve" | "reject" | "progress" | "toolsChanged" | "status" | "elicit" | "sample"
 // (the last two: a server's input request, answered by answerInput) | "catalogChanged"
 // ({server, kind: CatalogKind's number}, or null when a load replaced every catalog) |
-// "resourceUpdated" (a subscription's update; the call id is the subscribe call's); the protocol tap's
+// "resourceUpdated" (a subscription's update; the call id is the subscribe call's) |
+// "subscriptionEnded" (the manager ended that subscription: its error); the protocol tap's
 // messages to Module.mcprtRuntimeMessage(runtimeId, server, sent, json). The JS side
 // dispatches both outside the wasm stack (queueMicrotask), in order, so listeners may call
 // back freely.
@@ -543,7 +544,9 @@ class WebRuntime {
   // arguments} (prompts/get), "complete" {ref, argument, value, context}
   // (completion/complete) resolve with the raw MCP result and abortCall aborts them;
   // "subscribe" {uri} resolves with {id, server} once the server took the subscription,
-  // whose updates are "resourceUpdated" events of this call id until unsubscribe(id).
+  // whose updates are "resourceUpdated" events of this call id until unsubscribe(id), or
+  // until a "subscriptionEnded" event of this call id (the server refused it again after a
+  // reconnect; McpManager::subscribe_resource).
   void server_request(int call_id, const std::string& method, std::string server,
                       const std::string& params_text) {
     json params = parse_json(params_text);
@@ -580,6 +583,9 @@ class WebRuntime {
             out["id"] = *id;
             out["server"] = server;
             resolve(call_id, out);
+          },
+          [this, alive, call_id](const Error& e) {
+            if (!alive.expired()) emit("subscriptionEnded", call_id, error_json(e));
           });
       return;
     }
@@ -609,6 +615,12 @@ class WebRuntime {
   // forgets its ids when a load replaces the manager).
   void unsubscribe(double id) {
     if (manager_) manager_->unsubscribe_resource(static_cast<std::uint64_t>(id));
+  }
+
+  // js/index.js's own warnings, through the runtime's logger: its level, its secret
+  // masking (WebConsoleLogger), the page's log function or the console.
+  void warn(const std::string& message) {
+    if (!silent_) logger_.warn(message);
   }
 
   void disconnect_server(int call_id, const std::string& name) {
@@ -676,15 +688,34 @@ class WebRuntime {
                               });
   }
 
-  // Forgets the server (its config too: a reload does not bring it back) and closes it.
+  // Forgets the server (its config too: a reload does not bring it back) and closes it. An
+  // entry it shadowed (the same endpoint under another name) connects in its place, as a
+  // reload would connect it; the call resolves once that one has settled too.
   void remove_server(int call_id, const std::string& name) {
+    std::set<std::string> twins;
+    if (manager_) {
+      for (const ShadowedServer& twin :
+           discover_servers_for_load(discovery_context(), discovery_options()).discovery.shadowed) {
+        if (twin.shadowed_by == name) twins.insert(twin.name);
+      }
+    }
     server_map().erase(name);
     if (oauth_servers_.erase(name)) oauth_->remove_server(name);
     if (!manager_) {
       resolve(call_id, nullptr);
       return;
     }
-    manager_->remove_server(name, manager_done(call_id));
+    auto found = discover_servers_for_load(discovery_context(), discovery_options());
+    std::vector<ServerConfig> freed;
+    for (const ServerConfig& c : found.discovery.configs) {
+      if (twins.count(c.name) != 0 && !manager_->server_state(c.name)) freed.push_back(c);
+    }
+    if (freed.empty()) return manager_->remove_server(name, manager_done(call_id));
+    register_oauth_servers(found.discovery.configs);
+    manager_->remove_server(name);
+    manager_->connect_servers(std::move(freed), [this, alive = std::weak_ptr<bool>(alive_), call_id](GateResult) {
+      if (!alive.expired()) resolve(call_id, nullptr);
+    });
   }
 
   void disconnect_all(int call_id) {
@@ -1107,6 +1138,7 @@ EMSCRIPTEN_BINDINGS(mcprt_runtime) {
       .function("catalogJson", &WebRuntime::catalog)
       .function("serverRequest", &WebRuntime::server_request)
       .function("unsubscribe", &WebRuntime::unsubscribe)
+      .function("warn", &WebRuntime::warn)
       .function("disconnectServer", &WebRuntime::disconnect_server)
       .function("addServer", &WebRuntime::add_server)
       .function("removeServer", &WebRuntime::remove_server)

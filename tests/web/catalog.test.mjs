@@ -3,7 +3,8 @@
 // counts in status, reading a text, a blob and a template resource, prompts by bare and
 // server:name names (an ambiguous bare name is refused with the candidates), completions
 // for prompt arguments and template variables, a subscription whose updates reach the
-// callback until it is ended, the catalogs from the IndexedDB cache while the server does
+// callback until it is ended (and how it ends by itself: a load without its server,
+// removeServer, a server that refuses it after its HTTP session was renewed), the catalogs from the IndexedDB cache while the server does
 // not answer, and tool annotations with and without trustedServers.
 import 'fake-indexeddb/auto';
 import http from 'node:http';
@@ -36,6 +37,42 @@ async function startHoldingProxy(target) {
     upstream.end(body);
   });
   return { url: server.url('/mcp'), state, close: () => server.close() };
+}
+
+// A loopback proxy that forwards to `state.target`; `cut()` drops every connection through it
+// (the session's streams included), and while `state.refuse` is set it answers
+// resources/subscribe itself with a JSON-RPC error.
+async function startSwitchingProxy(target) {
+  const state = { target, refuse: false };
+  const sockets = new Set();
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const message = req.method === 'POST' ? JSON.parse(body.toString('utf8')) : null;
+      if (state.refuse && message?.method === 'resources/subscribe') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: 'subscriptions are off here' } }));
+        return;
+      }
+      const upstream = http.request(state.target, { method: req.method, headers: { ...req.headers, host: new URL(state.target).host } },
+                                    (answer) => {
+                                      res.writeHead(answer.statusCode, answer.headers);
+                                      answer.pipe(res);
+                                    });
+      upstream.on('error', () => res.destroy());
+      upstream.end(body);
+    });
+  });
+  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}/mcp`,
+    state,
+    cut: () => { for (const s of sockets) s.destroy(); },
+    close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(resolve); }),
+  };
 }
 
 describe('mcprt runtime: resources, prompts and completions of the demo server', () => {
@@ -194,9 +231,14 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
 
     for (const [what, load] of [['reload', () => rt.reload()], ['discoverAndLoad', () => rt.discoverAndLoad({ servers })]]) {
       const before = subscribes().length;
+      const beforeUpdates = updates.length;
       await load();
       await waitFor(() => subscribes().length === before + 1, `resources/subscribe again after ${what}`);
       assert.equal(subscribes().at(-1).server, 'demo');
+      // Taken again: one update says so (what changed during the load was never notified).
+      await waitFor(() => updates.slice(beforeUpdates).some((u) => u.resubscribed), `the resubscribed update after ${what}`);
+      assert.deepEqual(updates.slice(beforeUpdates).filter((u) => u.resubscribed),
+                       [{ server: 'demo', uri: 'demo://ticker', resubscribed: true }]);
       const seen = updates.length;
       await waitFor(() => updates.length >= seen + 2, `updates of demo://ticker after ${what}`);
       assert.deepEqual(updates.at(-1), { server: 'demo', uri: 'demo://ticker', title: 'Ticker' });
@@ -247,8 +289,10 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
       const sent = [];
       rt.onMessage(({ direction, message }) => { if (direction === 'send' && message.method) sent.push(message); });
       const ticks = [];
-      const stopTicker = await rt.subscribe('demo://ticker', (u) => ticks.push(u));  // found by its URI
-      const stopReadme = await rt.subscribe('demo://readme', () => {}, { server: 'demo' });
+      const ends = [];
+      const onEnd = (end) => ends.push(end);
+      const stopTicker = await rt.subscribe('demo://ticker', (u) => ticks.push(u), { onEnd });  // found by its URI
+      const stopReadme = await rt.subscribe('demo://readme', () => {}, { server: 'demo', onEnd });
       await waitFor(() => ticks.length >= 1, 'an update of demo://ticker');
 
       await rt.discoverAndLoad({ servers: {} });
@@ -257,6 +301,12 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
       for (const uri of ['demo://ticker', 'demo://readme']) {
         assert.equal(about(uri).length, 1, JSON.stringify(warnings));
         assert.match(about(uri)[0], new RegExp(`^demo: the subscription to ${uri} ended`));
+        // onEnd learns the same, once.
+        const end = ends.filter((e) => e.uri === uri);
+        assert.equal(end.length, 1, JSON.stringify(ends));
+        assert.equal(end[0].server, 'demo');
+        assert.ok(end[0].error instanceof mcprt.McprtError);
+        assert.equal(end[0].error.message, about(uri)[0]);
       }
       const ended = ticks.length;
       stopTicker();
@@ -272,11 +322,73 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
       assert.equal(sent.filter((m) => m.method === 'resources/subscribe').length, subscribesBefore + 1);
       assert.equal(ticks.length, ended);
       assert.equal(about('demo://ticker').length, 1);
+      assert.equal(ends.length, 2, 'onEnd ran once for each, not for the host\'s own ending');
       stopProbe();
+      await assert.rejects(rt.subscribe('demo://ticker', () => {}, { onEnd: 'not a function' }), TypeError);
     } finally {
       process.off('unhandledRejection', onUnhandled);
     }
     assert.deepEqual(unhandled, []);
+  });
+
+  test('Subscribe_EndsThroughOnEndWhenRemoveServerRemovesItsServer', async () => {
+    const warnings = [];
+    const { rt } = await loaded({ demo: { url: demo.url }, other: { url: other.url } }, {
+      logLevel: 'warn', log: (level, message) => { if (level === 'warn') warnings.push(message); },
+    });
+    const sent = [];
+    rt.onMessage(({ server, direction, message }) => { if (direction === 'send' && message.method) sent.push({ server, ...message }); });
+    const ends = [];
+    const ticks = [];
+    const stopTicker = await rt.subscribe('demo://ticker', (u) => ticks.push(u), { server: 'demo', onEnd: (e) => ends.push(e) });
+    const kept = [];
+    const stopKept = await rt.subscribe('demo://readme', (u) => kept.push(u), { server: 'other', onEnd: (e) => ends.push(e) });
+    await waitFor(() => ticks.length >= 1, 'an update of demo://ticker');
+
+    await rt.removeServer('demo');
+    assert.equal(ends.length, 1, JSON.stringify(ends));
+    assert.equal(ends[0].server, 'demo');
+    assert.equal(ends[0].uri, 'demo://ticker');
+    assert.equal(ends[0].error.code, 'closed');
+    assert.equal(ends[0].error.message, 'demo: the subscription to demo://ticker ended: removeServer removed the server');
+    assert.deepEqual(warnings.filter((w) => w.includes('demo://ticker')), [ends[0].error.message]);
+    stopTicker();  // ended already: nothing is sent
+    assert.ok(!sent.some((m) => m.method === 'resources/unsubscribe'));
+    // The other server's subscription is untouched, and its function still ends it.
+    stopKept();
+    await waitFor(() => sent.some((m) => m.method === 'resources/unsubscribe' && m.server === 'other'), 'resources/unsubscribe on other');
+    assert.equal(ends.length, 1);
+  });
+
+  test('Subscribe_EndsThroughOnEndWhenTheServerRefusesItAgainAfterAReconnect', async () => {
+    const proxy = await startSwitchingProxy(demo.url);
+    try {
+      const warnings = [];
+      const { rt } = await loaded({ demo: { url: proxy.url, reconnect: { initialDelayMs: 10 } } }, {
+        logLevel: 'warn', log: (level, message) => { if (level === 'warn') warnings.push(message); },
+      });
+      const ends = [];
+      const updates = [];
+      await rt.subscribe('demo://ticker', (u) => updates.push(u), { onEnd: (e) => ends.push(e) });
+      await waitFor(() => updates.length >= 1, 'an update of demo://ticker');
+
+      // The session is lost (another server behind the same URL: the old session id is
+      // unknown there), and the new one refuses subscriptions.
+      proxy.state.target = other.url;
+      proxy.state.refuse = true;
+      proxy.cut();
+      await waitFor(() => ends.length === 1, 'onEnd after the reconnect');
+      assert.equal(ends[0].server, 'demo');
+      assert.equal(ends[0].uri, 'demo://ticker');
+      assert.equal(ends[0].error.code, 'wire');
+      assert.match(ends[0].error.message, /subscriptions are off here/);
+      assert.match(ends[0].error.message, /demo:\/\/ticker/);
+      assert.ok(warnings.some((w) => w.includes('demo://ticker') && w.includes('subscriptions are off here')), JSON.stringify(warnings));
+      assert.ok(!updates.some((u) => u.resubscribed), 'a refused subscription gets no resubscribed update');
+      assert.equal(rt.status('demo').phase, 'connected');
+    } finally {
+      await proxy.close();
+    }
   });
 
   test('Catalog_ASecondRuntimeShowsTheCatalogsFromTheCacheWhileTheServerDoesNotAnswer', async () => {

@@ -295,6 +295,28 @@ describe('mcprt runtime against the demo server', () => {
     assert.deepEqual(reloaded.errors, []);
   });
 
+  test('Runtime_RemoveServerConnectsTheTwinItShadowed', async () => {
+    const rt = await runtime();
+    // One endpoint, one connection: "twin" loses it to "demo" (by name) and waits.
+    const loaded = await rt.discoverAndLoad({ servers: { demo: { url: demo.url }, twin: { url: demo.url } } });
+    assert.deepEqual(loaded.connectedServers, ['demo']);
+    assert.equal(rt.status('twin'), undefined);
+    // Without "demo" the twin's entry is the endpoint's: it connects now, not at the next reload.
+    await rt.removeServer('demo');
+    assert.equal(rt.status('demo'), undefined);
+    assert.equal(rt.status('twin')?.status, 'connected');
+    assert.deepEqual(rt.tools().map((t) => t.server), Array(6).fill('twin'));
+    const reloaded = await rt.reload();
+    assert.deepEqual(reloaded.connectedServers, ['twin']);
+    // Removing a server that shadowed nothing connects nothing else, and one disconnected on
+    // purpose stays so.
+    await rt.addServer('other', { url: `${demo.url}?other` });
+    await rt.disconnectServer('other');
+    await rt.removeServer('twin');
+    assert.equal(rt.status('other')?.status, 'disconnected');
+    assert.deepEqual(rt.tools(), []);
+  });
+
   test('Runtime_AddServersBeforeAnyLoadAndAtOnceApplyInOrder', async () => {
     const rt = await runtime();
     await assert.rejects(rt.discoverAndLoad({ servers: 'not a config' }), /must be an object/);
