@@ -47,8 +47,8 @@ struct TransportHandlers {
   std::function<void(const UnreadableMessage&)> on_unreadable;
   // Optional: the transport replaced the server's session with a new one on its own (a
   // Streamable HTTP session expired, HTTP 404, and was initialized again). Messages keep
-  // flowing, but what the server kept per session is gone: resource subscriptions, the
-  // log level. Fires after the new session took the messages that were waiting for it.
+  // flowing, but what the server kept per session (resource subscriptions) is gone. Fires
+  // after the new session took the messages that were waiting for it.
   std::function<void()> on_renewed;
 };
 

@@ -374,6 +374,7 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
     std::vector<std::function<void(Status)>> told;
     std::vector<std::uint64_t> renewed;
     std::vector<std::function<void(const Error&)>> ended;
+    bool again = false;  // subscriptions of an earlier session were among them
     const bool refused = !st.ok() && (st.error().code == ErrorCode::wire ||
                                       st.error().code == ErrorCode::invalid_argument);
     for (auto it = subscriptions.begin(); it != subscriptions.end();) {
@@ -387,7 +388,10 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
         told.push_back(std::move(sub.first_done));
         sub.first_done = nullptr;
         it = st.ok() ? std::next(it) : subscriptions.erase(it);
-      } else if (sent && st.ok()) {
+        continue;
+      }
+      again = true;
+      if (sent && st.ok()) {
         renewed.push_back(it->first);
         ++it;
       } else if (sent && refused) {
@@ -397,14 +401,14 @@ struct McpManager::Impl final : detail::LinkOwner, std::enable_shared_from_this<
         ++it;
       }
     }
-    if (sent && !st.ok() && (refused || told.empty())) {
+    if (sent && !st.ok() && again) {
       logger().warn(named(server, st.error()).message + " (subscribing again to " + uri +
                     (refused ? "; the subscription ended)" : ")"));
     }
     for (auto& fn : told) post_fn([fn = std::move(fn), st] { fn(st); });
     if (!ended.empty()) {
       Error why = named(server, st.error());
-      why.message += " (subscribing again to " + uri + " after a reconnect)";
+      why.message += " (subscribing again to " + uri + " on a new session)";
       for (auto& fn : ended) post_fn([fn = std::move(fn), why] { fn(why); });
     }
     for (std::uint64_t id : renewed) {
