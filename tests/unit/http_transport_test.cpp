@@ -874,6 +874,32 @@ TEST_F(HttpTransportTest, Streamable_A404ToTheGetStreamStartsANewSessionAndRepor
   EXPECT_EQ(ping->header("Mcp-Session-Id"), "s2");
 }
 
+// A 404 from where the GET stream's redirect led is not the server's: no new session.
+TEST_F(HttpTransportTest, Streamable_A404AfterTheGetStreamsRedirectStopsItWithoutANewSession) {
+  open(options());
+  send(init_request());
+  auto init = next();
+  ASSERT_TRUE(init);
+  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
+  ex.run_until_idle();
+  send(initialized());
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto get = next();
+  ASSERT_TRUE(get);
+  get->respond(302, "", {{"Location", "http://127.0.0.1:3002/elsewhere"}});
+  auto hop = next();
+  ASSERT_TRUE(hop);
+  EXPECT_EQ(hop->method(), "GET");
+  EXPECT_EQ(hop->url(), "http://127.0.0.1:3002/elsewhere");
+  hop->respond(404, "Not Found");
+  ex.run_until_idle();
+  EXPECT_EQ(http.pending(), 0u) << "no initialize replay, no new GET";
+  EXPECT_EQ(renewals, 0);
+  EXPECT_TRUE(logger.contains("GET stream was refused"));
+}
+
 // Another refusal of the GET stream (403) still only stops the stream.
 TEST_F(HttpTransportTest, Streamable_A403ToTheGetStreamStopsItWithoutANewSession) {
   open(options());

@@ -814,10 +814,11 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
         self->stop_get_stream(GetPhase::unsupported);
       } else if (f.status == 0 && f.kind != HttpFailure::Kind::not_followed) {
         self->get_stream_ended(Status(f.error), /*answered_http=*/false);
-      } else if (f.status == 404 && self->can_renew_session()) {
+      } else if (f.status == 404 && self->get_call_ &&
+                 self->get_call_->url() == self->conn_->options().url && self->can_renew_session()) {
         // The session expired while only the GET stream used it (the MCP rule for a 404
         // to a request with a session id: start a new session). The re-initialize opens
-        // the stream again.
+        // the stream again. (A 404 from where a redirect led is not the server's verdict.)
         self->expire_session(nullptr);
       } else {
         self->conn_->log().warn(self->conn_->prefix() + "the GET stream was refused: " +
