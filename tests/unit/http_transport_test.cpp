@@ -120,8 +120,9 @@ class HttpTransportTest : public ::testing::Test {
     return http.take();
   }
 
-  // initialize (JSON answer with session `session`) → initialized (202) → GET (405).
-  void handshake(const std::string& session = "s1") {
+  // initialize (JSON answer with session `session`) → initialized (202) → the GET stream's
+  // request, unanswered (into `get`); what was received so far is cleared.
+  void handshake_until_get(std::optional<FakeHttpExchange>& get, const std::string& session = "s1") {
     send(init_request());
     auto init = next();
     ASSERT_TRUE(init);
@@ -131,13 +132,20 @@ class HttpTransportTest : public ::testing::Test {
     auto note = next();
     ASSERT_TRUE(note);
     note->respond(202);
-    auto get = next();
+    get = next();
     ASSERT_TRUE(get);
     ASSERT_EQ(get->method(), "GET");
+    EXPECT_EQ(get->header("Mcp-Session-Id"), session);
+    received.clear();
+  }
+
+  // The same, the GET stream refused with 405.
+  void handshake(const std::string& session = "s1") {
+    std::optional<FakeHttpExchange> get;
+    ASSERT_NO_FATAL_FAILURE(handshake_until_get(get, session));
     get->respond(405);
     ex.run_until_idle();
     ASSERT_EQ(http.pending(), 0u);
-    received.clear();
   }
 
   // The error object of the one message received, which must be an error response.
@@ -831,20 +839,8 @@ TEST_F(HttpTransportTest, Streamable_ReinitializesOnceWhenTheSessionExpiresAndRe
 // GET starts the new session too, instead of leaving the client without notifications.
 TEST_F(HttpTransportTest, Streamable_A404ToTheGetStreamStartsANewSessionAndReportsTheRenewal) {
   open(options());
-  send(init_request());
-  auto init = next();
-  ASSERT_TRUE(init);
-  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
-  ex.run_until_idle();
-  send(initialized());
-  auto note = next();
-  ASSERT_TRUE(note);
-  note->respond(202);
-  auto get = next();
-  ASSERT_TRUE(get);
-  ASSERT_EQ(get->method(), "GET");
-  EXPECT_EQ(get->header("Mcp-Session-Id"), "s1");
-  received.clear();  // the first initialize's answer
+  std::optional<FakeHttpExchange> get;
+  ASSERT_NO_FATAL_FAILURE(handshake_until_get(get));
   get->respond(404, "Session not found");
 
   auto reinit = next();
@@ -877,17 +873,8 @@ TEST_F(HttpTransportTest, Streamable_A404ToTheGetStreamStartsANewSessionAndRepor
 // A 404 from where the GET stream's redirect led is not the server's: no new session.
 TEST_F(HttpTransportTest, Streamable_A404AfterTheGetStreamsRedirectStopsItWithoutANewSession) {
   open(options());
-  send(init_request());
-  auto init = next();
-  ASSERT_TRUE(init);
-  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
-  ex.run_until_idle();
-  send(initialized());
-  auto note = next();
-  ASSERT_TRUE(note);
-  note->respond(202);
-  auto get = next();
-  ASSERT_TRUE(get);
+  std::optional<FakeHttpExchange> get;
+  ASSERT_NO_FATAL_FAILURE(handshake_until_get(get));
   get->respond(302, "", {{"Location", "http://127.0.0.1:3002/elsewhere"}});
   auto hop = next();
   ASSERT_TRUE(hop);
@@ -903,17 +890,8 @@ TEST_F(HttpTransportTest, Streamable_A404AfterTheGetStreamsRedirectStopsItWithou
 // Another refusal of the GET stream (403) still only stops the stream.
 TEST_F(HttpTransportTest, Streamable_A403ToTheGetStreamStopsItWithoutANewSession) {
   open(options());
-  send(init_request());
-  auto init = next();
-  ASSERT_TRUE(init);
-  init->respond_json(init_result(), {{"Mcp-Session-Id", "s1"}});
-  ex.run_until_idle();
-  send(initialized());
-  auto note = next();
-  ASSERT_TRUE(note);
-  note->respond(202);
-  auto get = next();
-  ASSERT_TRUE(get);
+  std::optional<FakeHttpExchange> get;
+  ASSERT_NO_FATAL_FAILURE(handshake_until_get(get));
   get->respond(403, "Forbidden");
   ex.run_until_idle();
   EXPECT_EQ(http.pending(), 0u) << "no initialize replay, no new GET";

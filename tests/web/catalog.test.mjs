@@ -7,12 +7,11 @@
 // removeServer, a server that refuses it after its HTTP session was renewed), the catalogs from the IndexedDB cache while the server does
 // not answer, and tool annotations with and without trustedServers.
 import 'fake-indexeddb/auto';
-import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pathToFileURL } from 'node:url';
 
-import { startDemoServer, startLoopbackServer, waitFor } from './support/harness.mjs';
+import { startDemoServer, startForwardingProxy, waitFor } from './support/harness.mjs';
 
 const packageEntry = process.env.MCPRT_JS_PACKAGE;
 assert.ok(packageEntry, 'MCPRT_JS_PACKAGE must name the assembled package index.js (ctest sets it)');
@@ -21,59 +20,6 @@ const mcprt = await import(pathToFileURL(packageEntry).href);
 // What the demo server offers (demo/server/mcp_demo_server.cpp).
 const kResourceUris = ['demo://logo.png', 'demo://readme', 'demo://ticker'];
 const kPngSignature = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
-
-// A loopback proxy to `target` that forwards until `hold` is set, then leaves every new
-// request unanswered (a server that stopped answering).
-async function startHoldingProxy(target) {
-  const state = { hold: false };
-  const server = await startLoopbackServer((req, res, body) => {
-    if (state.hold) return;
-    const upstream = http.request(target, { method: req.method, headers: { ...req.headers, host: new URL(target).host } },
-                                  (answer) => {
-                                    res.writeHead(answer.statusCode, answer.headers);
-                                    answer.pipe(res);
-                                  });
-    upstream.on('error', () => res.destroy());
-    upstream.end(body);
-  });
-  return { url: server.url('/mcp'), state, close: () => server.close() };
-}
-
-// A loopback proxy that forwards to `state.target`; `cut()` drops every connection through it
-// (the session's streams included), and while `state.refuse` is set it answers
-// resources/subscribe itself with a JSON-RPC error.
-async function startSwitchingProxy(target) {
-  const state = { target, refuse: false };
-  const sockets = new Set();
-  const server = http.createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      const message = req.method === 'POST' ? JSON.parse(body.toString('utf8')) : null;
-      if (state.refuse && message?.method === 'resources/subscribe') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: 'subscriptions are off here' } }));
-        return;
-      }
-      const upstream = http.request(state.target, { method: req.method, headers: { ...req.headers, host: new URL(state.target).host } },
-                                    (answer) => {
-                                      res.writeHead(answer.statusCode, answer.headers);
-                                      answer.pipe(res);
-                                    });
-      upstream.on('error', () => res.destroy());
-      upstream.end(body);
-    });
-  });
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${server.address().port}/mcp`,
-    state,
-    cut: () => { for (const s of sockets) s.destroy(); },
-    close: () => new Promise((resolve) => { for (const s of sockets) s.destroy(); server.close(resolve); }),
-  };
-}
 
 describe('mcprt runtime: resources, prompts and completions of the demo server', () => {
   let demo;
@@ -361,7 +307,15 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
   });
 
   test('Subscribe_EndsThroughOnEndWhenTheServerRefusesItAgainAfterAReconnect', async () => {
-    const proxy = await startSwitchingProxy(demo.url);
+    // It answers resources/subscribe itself with an error while `refuse` is set.
+    let refuse = false;
+    const proxy = await startForwardingProxy(demo.url, (req, res, body) => {
+      const message = req.method === 'POST' ? JSON.parse(body) : null;
+      if (!refuse || message?.method !== 'resources/subscribe') return false;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, error: { code: -32602, message: 'subscriptions are off here' } }));
+      return true;
+    });
     try {
       const warnings = [];
       const { rt } = await loaded({ demo: { url: proxy.url, reconnect: { initialDelayMs: 10 } } }, {
@@ -375,7 +329,7 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
       // The session is lost (another server behind the same URL: the old session id is
       // unknown there), and the new one refuses subscriptions.
       proxy.state.target = other.url;
-      proxy.state.refuse = true;
+      refuse = true;
       proxy.cut();
       await waitFor(() => ends.length === 1, 'onEnd after the reconnect');
       assert.equal(ends[0].server, 'demo');
@@ -392,7 +346,9 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
   });
 
   test('Catalog_ASecondRuntimeShowsTheCatalogsFromTheCacheWhileTheServerDoesNotAnswer', async () => {
-    const proxy = await startHoldingProxy(demo.url);
+    // Once `hold` is set, every new request stays unanswered (a server that stopped answering).
+    let hold = false;
+    const proxy = await startForwardingProxy(demo.url, () => hold);
     try {
       const cache = { database: 'mcprt-catalog-test', store: 'tools' };
       // One config for both runtimes (the cache key).
@@ -402,7 +358,7 @@ describe('mcprt runtime: resources, prompts and completions of the demo server',
       assert.ok(listed.resources.every((r) => !r.fromCache));
       first.rt.dispose();
 
-      proxy.state.hold = true;
+      hold = true;
       const second = await mcprt.createRuntime({ cache, logLevel: 'silent', startupGateMs: 50 });
       runtimes.push(second);
       await second.discoverAndLoad({ servers });

@@ -6,14 +6,13 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import http from 'node:http';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-import { closedPort, startDemoServer, startLoopbackServer } from './support/harness.mjs';
+import { closedPort, startDemoServer, startForwardingProxy, startLoopbackServer } from './support/harness.mjs';
 
 const packageEntry = process.env.MCPRT_JS_PACKAGE;
 assert.ok(packageEntry, 'MCPRT_JS_PACKAGE must name the assembled package index.js (ctest sets it)');
@@ -226,20 +225,11 @@ describe('quiet by default in Node', () => {
     // only a cache lists its tools (at the startup gate, as deferred tools).
     let hold = false;
     const parked = [];
-    const proxy = await startLoopbackServer((req, res, body) => {
-      if (hold) {
-        parked.push(res);
-        return;
-      }
-      const upstream = http.request(demo.url, { method: req.method, headers: { ...req.headers, host: new URL(demo.url).host } },
-                                    (answer) => {
-                                      res.writeHead(answer.statusCode, answer.headers);
-                                      answer.pipe(res);
-                                    });
-      upstream.on('error', () => res.destroy());
-      upstream.end(body);
+    const proxy = await startForwardingProxy(demo.url, (req, res) => {
+      if (hold) parked.push(res);
+      return hold;
     });
-    const config = { servers: { held: { url: proxy.url('/mcp') } } };
+    const config = { servers: { held: { url: proxy.url } } };
     const round = async (options) => {
       // Held: discoverAndLoad returns at the gate with what a cache has, without waiting.
       const rt = await mcprt.createRuntime({ waitForUncached: !hold, ...options });

@@ -50,11 +50,34 @@ export async function startLoopbackServer(handler) {
     port,
     url: (p = '/') => `http://127.0.0.1:${port}${p}`,
     requests,
+    // Drops every open connection (streams included) and keeps listening.
+    cut() {
+      for (const s of sockets) s.destroy();
+    },
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => server.close(resolve));
     },
   };
+}
+
+// A loopback proxy at `url` that forwards every request to `state.target` (changeable)
+// unless `intercept(req, res, body)` returns true: it has answered the request itself, or
+// leaves it unanswered (a server that stopped answering). cut() drops every connection
+// through it, the session's streams included.
+export async function startForwardingProxy(target, intercept = () => false) {
+  const state = { target };
+  const server = await startLoopbackServer((req, res, body) => {
+    if (intercept(req, res, body)) return;
+    const upstream = http.request(state.target, { method: req.method, headers: { ...req.headers, host: new URL(state.target).host } },
+                                  (answer) => {
+                                    res.writeHead(answer.statusCode, answer.headers);
+                                    answer.pipe(res);
+                                  });
+    upstream.on('error', () => res.destroy());
+    upstream.end(body);
+  });
+  return { url: server.url('/mcp'), state, cut: () => server.cut(), close: () => server.close() };
 }
 
 // A port that nothing listens on (bound, then released).
