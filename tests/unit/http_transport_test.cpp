@@ -139,6 +139,23 @@ class HttpTransportTest : public ::testing::Test {
     received.clear();
   }
 
+  // The same, and the GET stream served (one event, retry: 300, then it ends): the
+  // reopening request, unanswered, goes into `get`. The server has the route.
+  void handshake_until_second_get(std::optional<FakeHttpExchange>& get, const std::string& session = "s1") {
+    std::optional<FakeHttpExchange> first;
+    ASSERT_NO_FATAL_FAILURE(handshake_until_get(first, session));
+    first->respond_sse_head();
+    first->chunk("retry: 300\n" + sse_event(rpc_notification("notifications/tools/list_changed"), "g1"));
+    first->complete();
+    ex.run_until_idle();
+    ex.advance(Millis(300));
+    received.clear();
+    get = next();
+    ASSERT_TRUE(get);
+    ASSERT_EQ(get->method(), "GET");
+    EXPECT_EQ(get->header("Mcp-Session-Id"), session);
+  }
+
   // The same, the GET stream refused with 405.
   void handshake(const std::string& session = "s1") {
     std::optional<FakeHttpExchange> get;
@@ -840,7 +857,7 @@ TEST_F(HttpTransportTest, Streamable_ReinitializesOnceWhenTheSessionExpiresAndRe
 TEST_F(HttpTransportTest, Streamable_A404ToTheGetStreamStartsANewSessionAndReportsTheRenewal) {
   open(options());
   std::optional<FakeHttpExchange> get;
-  ASSERT_NO_FATAL_FAILURE(handshake_until_get(get));
+  ASSERT_NO_FATAL_FAILURE(handshake_until_second_get(get));
   get->respond(404, "Session not found");
 
   auto reinit = next();
@@ -870,11 +887,61 @@ TEST_F(HttpTransportTest, Streamable_A404ToTheGetStreamStartsANewSessionAndRepor
   EXPECT_EQ(ping->header("Mcp-Session-Id"), "s2");
 }
 
+// A server without a GET route may answer its first GET 404 instead of 405: that is a
+// refused stream, not an expired session (renewing would start over and over).
+TEST_F(HttpTransportTest, Streamable_A404ToTheFirstGetStreamRequestStopsItWithoutANewSession) {
+  open(options());
+  std::optional<FakeHttpExchange> get;
+  ASSERT_NO_FATAL_FAILURE(handshake_until_get(get));
+  get->respond(404, "Cannot GET /mcp");
+  ex.run_until_idle();
+  EXPECT_EQ(http.pending(), 0u) << "no initialize replay, no new GET";
+  EXPECT_EQ(renewals, 0);
+  EXPECT_TRUE(closes.empty());
+  EXPECT_TRUE(logger.contains("GET stream was refused"));
+}
+
+// A server that keeps no session (404 for the new one before it answered anything) ends the
+// connection after one renewal instead of renewing forever; its owner reconnects.
+TEST_F(HttpTransportTest, Streamable_A404RightAfterARenewalClosesTheTransportInsteadOfLooping) {
+  open(options());
+  ASSERT_NO_FATAL_FAILURE(handshake("s1"));
+  send(rpc_request(1, "tools/list"));
+  auto list = next();
+  ASSERT_TRUE(list);
+  list->respond(404, "Session not found");
+  auto reinit = next();
+  ASSERT_TRUE(reinit);
+  reinit->respond_json(init_result(), {{"Mcp-Session-Id", "s2"}});
+  auto note = next();
+  ASSERT_TRUE(note);
+  note->respond(202);
+  auto retried = next();
+  ASSERT_TRUE(retried);
+  EXPECT_EQ(renewals, 1);
+  // A new message on the new session meets a 404 before anything was answered.
+  send(rpc_request(2, "ping"));
+  ex.run_until_idle();
+  std::optional<FakeHttpExchange> ping;
+  while (auto exchange = http.take()) {
+    if (exchange->method() == "POST" && exchange->json_body().value("method", "") == "ping") ping = exchange;
+    else if (exchange->method() == "GET") exchange->respond(405);
+  }
+  ASSERT_TRUE(ping);
+  ping->respond(404, "Session not found");
+  ex.run_until_idle();
+  ASSERT_EQ(closes.size(), 1u);
+  EXPECT_EQ(closes[0].code, ErrorCode::protocol);
+  EXPECT_NE(closes[0].message.find("the server keeps no session"), std::string::npos) << closes[0].message;
+  EXPECT_EQ(renewals, 1);
+  EXPECT_EQ(http.pending(), 0u) << "no second initialize replay";
+}
+
 // A 404 from where the GET stream's redirect led is not the server's: no new session.
 TEST_F(HttpTransportTest, Streamable_A404AfterTheGetStreamsRedirectStopsItWithoutANewSession) {
   open(options());
   std::optional<FakeHttpExchange> get;
-  ASSERT_NO_FATAL_FAILURE(handshake_until_get(get));
+  ASSERT_NO_FATAL_FAILURE(handshake_until_second_get(get));
   get->respond(302, "", {{"Location", "http://127.0.0.1:3002/elsewhere"}});
   auto hop = next();
   ASSERT_TRUE(hop);

@@ -376,6 +376,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     if (!live()) return;
     // A stateless exchange makes no session, whatever the server says.
     if (!post.send.stateless) keep_session_id(head);
+    if (!post.internal) renewal_unproven_ = false;
     // 202 Accepted carries no message (some servers still write "Accepted").
     post.accepted_only = head.status == 202;
     post.sse = !post.accepted_only && media_type_is(head.headers.get("Content-Type"), kEventStream);
@@ -789,6 +790,8 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       auto self = weak.lock();
       if (!self || !self->live()) return;
       self->keep_session_id(head);
+      self->get_route_seen_ = true;
+      self->renewal_unproven_ = false;
       self->get_stream_.parser =
           std::make_unique<SseParser>(self->conn_->options().max_message_bytes);
       self->settle_get_stream();
@@ -814,11 +817,14 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
         self->stop_get_stream(GetPhase::unsupported);
       } else if (f.status == 0 && f.kind != HttpFailure::Kind::not_followed) {
         self->get_stream_ended(Status(f.error), /*answered_http=*/false);
-      } else if (f.status == 404 && self->get_call_ &&
-                 self->get_call_->url() == self->conn_->options().url && self->can_renew_session()) {
+      } else if (f.status == 404 && self->get_route_seen_ && !self->renewal_unproven_ &&
+                 self->get_call_ && self->get_call_->url() == self->conn_->options().url &&
+                 self->can_renew_session()) {
         // The session expired while only the GET stream used it (the MCP rule for a 404
         // to a request with a session id: start a new session). The re-initialize opens
-        // the stream again. (A 404 from where a redirect led is not the server's verdict.)
+        // the stream again. Not when the server never served the stream (no route: 404
+        // for 405), right after a renewal (it would renew forever), or when the 404 came
+        // from where a redirect led.
         self->expire_session(nullptr);
       } else {
         self->conn_->log().warn(self->conn_->prefix() + "the GET stream was refused: " +
@@ -876,6 +882,14 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // The session expired: `post` (null when the GET stream met the 404) goes out again once
   // initialize and initialized were replayed.
   void expire_session(const std::shared_ptr<Post>& post) {
+    if (renewal_unproven_) {
+      // Renewing again would loop (each renewal makes the session layer subscribe and list
+      // again): the connection fails, and its owner reconnects with its backoff.
+      fail_transport(conn_->named(Error::make(
+          ErrorCode::protocol, "the session expired again (HTTP 404) before the one just "
+                               "re-initialized answered anything: the server keeps no session")));
+      return;
+    }
     if (post) join_replay(post);
     conn_->log().info(conn_->prefix() + "the session expired (HTTP 404); re-initializing");
     reinitializing_ = true;
@@ -964,6 +978,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
         post_message(m.message, false, false, m.send);
       }
     }
+    renewal_unproven_ = true;
     open_get_stream();
     if (live() && handlers_.on_renewed) handlers_.on_renewed();
   }
@@ -1089,6 +1104,12 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
 
   bool reinitializing_ = false;
   bool reinit_answered_ = false;
+  // A re-initialize completed and nothing sent on the new session has been answered 2xx
+  // since: a 404 now means the server keeps no session at all, not that one expired.
+  bool renewal_unproven_ = false;
+  // The server has answered a GET stream request 2xx: it has the route, so a 404 there is
+  // about the session (a server without a GET route may answer 404 instead of 405).
+  bool get_route_seen_ = false;
   std::vector<Outgoing> expired_;  // messages that met the 404, re-sent after re-initializing
   std::vector<Outgoing> outbox_;   // messages sent while re-initializing
   // Calls made before the first GET stream was answered (holds_for_get_stream).
