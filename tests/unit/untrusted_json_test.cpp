@@ -171,6 +171,11 @@ TEST(ShallowScan, KeepsTheFirstIdAndOnlyUsableOnes) {
   EXPECT_TRUE(scan_message_envelope("{\"id\":{\"x\":1}}").id.is_null());
   EXPECT_TRUE(scan_message_envelope("{\"id\":true}").id.is_null());
   EXPECT_EQ(scan_message_envelope("  {  \"id\" : 5 }").id, 5);
+  EXPECT_EQ(scan_message_envelope("{\"id\":-7.5}").id, -7.5);
+  EXPECT_EQ(scan_message_envelope("{\"id\":18446744073709551615}").id, 18446744073709551615u);
+  // Numbers that would be echoed as other text: a 21-digit integer, an exponent.
+  EXPECT_TRUE(scan_message_envelope("{\"id\":128446744073709551615}").id.is_null());
+  EXPECT_TRUE(scan_message_envelope("{\"id\":1E2}").id.is_null());
 }
 
 TEST(ShallowScan, FindsNothingInWhatIsNotAnObject) {

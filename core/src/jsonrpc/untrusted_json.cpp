@@ -147,8 +147,13 @@ ShallowMessageScan scan_message_envelope(std::string_view text) {
           out.id = std::string(inner);
         }
       } else if (!raw.empty() && raw.size() <= 32 && (raw.front() == '-' || (raw.front() >= '0' && raw.front() <= '9'))) {
+        // Only a number we can echo as the server wrote it: an integer past 64 bits, or
+        // 1E2, would come back as another number's text (1.28e+20, 100.0), an id the
+        // server never sent.
         json number = parse_json(raw);
-        if (number.is_number()) out.id = std::move(number);
+        if (number.is_number_integer() || (number.is_number_float() && number.dump() == raw)) {
+          out.id = std::move(number);
+        }
       }
     } else if (key == "method") {
       out.has_method = true;
