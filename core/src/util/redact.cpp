@@ -257,17 +257,39 @@ class Redactor {
     // in it, which removes its '?' or '/', cannot make it userinfo on a second pass).
     std::size_t e = colon + 1;
     while (slash(e)) ++e;
-    std::size_t last_at = npos;
-    for (std::size_t k = e; k < text_.size(); ++k) {
-      const char c = text_[k];
-      if (c == '@') {
-        last_at = k;
-      } else if (!(is_alpha(c) || is_digit(c) || std::string_view("-._~!$&'()*+,%:").find(c) != npos)) {
-        break;
+    const std::size_t authority = e;
+    auto last_userinfo_at = [&](std::size_t from) {
+      std::size_t last_at = npos;
+      for (std::size_t k = from; k < text_.size(); ++k) {
+        const char c = text_[k];
+        if (c == '@') {
+          last_at = k;
+        } else if (!(is_alpha(c) || is_digit(c) || std::string_view("-._~!$&'()*+,%:").find(c) != npos)) {
+          break;
+        }
       }
-    }
-    if (last_at != npos) e = last_at + 1;
+      return last_at;
+    };
+    if (const std::size_t at = last_userinfo_at(authority); at != npos) e = at + 1;
     while (e < text_.size() && !ends_url(text_, e)) ++e;
+    // The mask replaces the authority up to its last '@' (which need not be in that
+    // stretch: "https://a=b\xF4@c':d@e/"), and "***@" followed by the rest is such a
+    // stretch for a second pass, which would then reach a later '@' ("c':d@") and mask on.
+    // Followed here, so that one pass is what repeating it gives (each round reaches past
+    // one more '@'; every character is searched at most twice).
+    std::size_t mask_at = npos;
+    for (std::size_t searched = authority;;) {
+      std::size_t authority_end = text_.find_first_of("/?#", authority);
+      if (authority_end == npos || authority_end > e) authority_end = e;
+      for (; searched < authority_end; ++searched) {
+        if (text_[searched] == '@') mask_at = searched;
+      }
+      if (mask_at == npos) break;
+      const std::size_t next_at = last_userinfo_at(mask_at + 1);
+      if (next_at == npos || next_at < e) break;
+      e = next_at + 1;
+      while (e < text_.size() && !ends_url(text_, e)) ++e;
+    }
     const std::string_view whole = text_.substr(s, e - s);
     const std::size_t whole_end = e;
     // Sentence punctuation after a URL is not part of it.
@@ -429,10 +451,10 @@ std::string redact_url(std::string_view url) {
 
 namespace {
 
-// One pass can leave what a second one masks: masking a userinfo removes the characters
-// that ended the search for a later '@' ("https://a=b\xF4@c':d@e/" becomes "https://***@c':d@e/",
-// in which the search reaches the second '@'). Passes repeat until nothing changes, at
-// most kMaxPasses; text with nothing to mask costs the one pass that finds nothing.
+// One pass is meant to leave nothing a second one masks (try_url follows a masked
+// userinfo's '@' on: "https://a=b\xF4@c':d@e/" becomes "https://***@e/" at once). Passes
+// still repeat until nothing changes, at most kMaxPasses, as a backstop for interactions
+// between the rules; text with nothing to mask costs the one pass that finds nothing.
 constexpr int kMaxPasses = 4;
 
 bool redact_until_stable(std::string_view text, std::string& out) {
