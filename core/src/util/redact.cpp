@@ -3,6 +3,7 @@
 
 #include "mcprt/redact.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 
@@ -277,10 +278,10 @@ class Redactor {
     // stretch for a second pass, which would then reach a later '@' ("c':d@") and mask on.
     // Followed here, so that one pass is what repeating it gives (each round reaches past
     // one more '@'; every character is searched at most twice).
+    const std::size_t path_at = text_.find_first_of("/?#", authority);
     std::size_t mask_at = npos;
     for (std::size_t searched = authority;;) {
-      std::size_t authority_end = text_.find_first_of("/?#", authority);
-      if (authority_end == npos || authority_end > e) authority_end = e;
+      const std::size_t authority_end = std::min(path_at, e);
       for (; searched < authority_end; ++searched) {
         if (text_[searched] == '@') mask_at = searched;
       }
