@@ -16,8 +16,10 @@
 // issued at once), throughput in calls/s, same three.
 // HTTP, one call at a time: the demo server's Streamable HTTP mode (`--http 0`), a plain
 // keep-alive httplib::Client POST loop (baseline) vs ClientSession + the Streamable HTTP
-// transport + NativeHttpClient; and the floor of NativeHttpClient's two thread hops alone
-// (HopFloor). `--time-wait N` then makes N more mcprt calls and counts TIME-WAIT sockets.
+// transport + NativeHttpClient; a keep-alive libcurl easy loop (`curl_easy_perform` on one
+// reused handle, one thread: what libcurl itself costs, without mcprt's threads); and the
+// floor of NativeHttpClient's two thread hops alone (HopFloor). `--time-wait N` then makes N
+// more mcprt calls and counts TIME-WAIT sockets.
 //
 // Per call, for every stdio runner of the sequential run: the syscalls and heap
 // allocations of this (the client's) thread, counted around each measured block
@@ -30,6 +32,7 @@
 // Output: a table on stdout, and every number as one JSON line (stdout's last line and,
 // with --json FILE, that file).
 
+#include <curl/curl.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -101,7 +104,7 @@ struct Options {
   // (e.g. mcprt_bench_echo_server, the server of bench_compare.mjs and SPEC §12).
   std::vector<std::string> server_args{"--quiet"};
   // HTTP: which clients run (profiling one alone); ratios need "keep" and "mcprt".
-  bool http_keep = true, http_fresh = true, http_mcprt = true, http_hops = true;
+  bool http_keep = true, http_fresh = true, http_mcprt = true, http_hops = true, http_curl = true;
   // HTTP: this many more mcprt calls after the measurement, counting TIME-WAIT sockets.
   std::size_t time_wait_calls = 0;
   // stdio: one more mcprt call after the measurement, each of its allocations traced.
@@ -112,7 +115,7 @@ struct Options {
   std::cerr << "mcprt_bench_roundtrip: " << why << "\n"
             << "usage: mcprt_bench_roundtrip [--calls N] [--warmup W] [--pipelined M] [--window W]\n"
             << "                             [--only stdio|http] [--json FILE] [--server PATH]\n"
-            << "                             [--bare-server] [--http-clients keep,fresh,mcprt,hops]\n"
+            << "                             [--bare-server] [--http-clients keep,fresh,curl,mcprt,hops]\n"
             << "                             [--time-wait N] [--trace-allocations]\n";
   std::exit(2);
 }
@@ -934,6 +937,117 @@ struct HttplibSession {
   std::uint64_t next_id = 1;
 };
 
+// The same session by libcurl's easy interface: one handle reused for every POST (libcurl
+// keeps the connection), curl_easy_perform on this thread. Set up as NativeHttpClient sets
+// up its handles where that changes the wire (TCP_NODELAY is libcurl's default), so
+// mcprt / this is what mcprt's threads and layers add to libcurl itself.
+struct CurlEasySession {
+  explicit CurlEasySession(std::string url) : url(std::move(url)) {}
+  ~CurlEasySession() {
+    if (easy != nullptr && session_header != nullptr) {  // end the session, as the others do
+      curl_easy_setopt(easy, CURLOPT_CUSTOMREQUEST, "DELETE");
+      curl_easy_setopt(easy, CURLOPT_POSTFIELDS, "");
+      curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, 0L);
+      curl_easy_perform(easy);
+    }
+    if (headers != nullptr) curl_slist_free_all(headers);
+    if (easy != nullptr) curl_easy_cleanup(easy);
+  }
+
+  bool open(std::string& err) {
+    easy = curl_easy_init();
+    if (easy == nullptr) {
+      err = "libcurl easy loop: curl_easy_init failed";
+      return false;
+    }
+    curl_easy_setopt(easy, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(easy, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(easy, CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
+    curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, &CurlEasySession::on_body);
+    curl_easy_setopt(easy, CURLOPT_WRITEDATA, this);
+    curl_easy_setopt(easy, CURLOPT_HEADERFUNCTION, &CurlEasySession::on_header);
+    curl_easy_setopt(easy, CURLOPT_HEADERDATA, this);
+    set_headers(nullptr);
+    if (!post(initialize_request(), err) || status != 200) {
+      if (err.empty()) err = "libcurl easy loop: initialize failed (HTTP " + std::to_string(status) + ")";
+      return false;
+    }
+    set_headers(session_header);
+    if (!post(initialized_notification(), err) || status / 100 != 2) {
+      if (err.empty()) err = "libcurl easy loop: notifications/initialized was refused";
+      return false;
+    }
+    return true;
+  }
+
+  bool call(std::string& err) {
+    auto line = request_line(next_id++);
+    line.pop_back();
+    if (!post(line, err)) return false;
+    if (status != 200 || body.find("\"result\"") == std::string::npos) {
+      err = "tools/call failed (HTTP " + std::to_string(status) + ": " + body.substr(0, 200) + ")";
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  bool post(const std::string& data, std::string& err) {
+    body.clear();
+    status = 0;
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, data.c_str());
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDSIZE, static_cast<long>(data.size()));
+    const CURLcode rc = curl_easy_perform(easy);
+    if (rc != CURLE_OK) {
+      err = std::string("libcurl easy loop: ") + curl_easy_strerror(rc);
+      return false;
+    }
+    long code = 0;
+    curl_easy_getinfo(easy, CURLINFO_RESPONSE_CODE, &code);
+    status = static_cast<int>(code);
+    return true;
+  }
+
+  // The request headers: the two of every POST, and the session's once it has one.
+  void set_headers(const char* session) {
+    if (headers != nullptr) curl_slist_free_all(headers);
+    headers = curl_slist_append(nullptr, "Accept: application/json, text/event-stream");
+    headers = curl_slist_append(headers, "Content-Type: application/json");
+    if (session != nullptr) {
+      headers = curl_slist_append(headers, session);
+      headers = curl_slist_append(headers, (std::string("MCP-Protocol-Version: ") + kProtocolVersion).c_str());
+    }
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, headers);
+  }
+
+  static std::size_t on_body(char* data, std::size_t size, std::size_t n, void* self) {
+    static_cast<CurlEasySession*>(self)->body.append(data, size * n);
+    return size * n;
+  }
+  static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* self) {
+    auto* s = static_cast<CurlEasySession*>(self);
+    std::string_view line(data, size * n);
+    constexpr std::string_view kName = "mcp-session-id:";
+    if (line.size() > kName.size() &&
+        std::equal(kName.begin(), kName.end(), line.begin(),
+                   [](char a, char b) { return a == std::tolower(static_cast<unsigned char>(b)); })) {
+      while (!line.empty() && (line.back() == '\r' || line.back() == '\n')) line.remove_suffix(1);
+      s->session_line.assign(line);
+      s->session_header = s->session_line.c_str();
+    }
+    return size * n;
+  }
+
+  std::string url;
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;
+  std::string session_line;
+  const char* session_header = nullptr;
+  std::string body;
+  int status = 0;
+  std::uint64_t next_id = 1;
+};
+
 bool bench_http(const Options& opt, json& out, std::string& err) {
   RawChild server;
   std::thread drain;
@@ -959,6 +1073,8 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
   HttplibSession keep(port, path, true), fresh(port, path, false);
   if (opt.http_keep && !keep.open(err)) return false;
   if (opt.http_fresh && !fresh.open(err)) return false;
+  CurlEasySession curl(url);
+  if (opt.http_curl && !curl.open(err)) return false;
 
   mcprt::native::NativeExecutor ex;
   mcprt::native::NativeHttpClient http(ex);
@@ -983,21 +1099,25 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
 
   Runner base{"httplib keep-alive", [&](std::string& e) { return keep.call(e); }, {}, 0};
   Runner fr{"httplib new connection", [&](std::string& e) { return fresh.call(e); }, {}, 0};
+  Runner cu{"libcurl easy loop", [&](std::string& e) { return curl.call(e); }, {}, 0};
   Runner mc{"mcprt", [&](std::string& e) { return call_once(ex, *run.session, e); }, {}, 0};
   HopFloor hop_floor(ex);
   Runner hop{"thread hops", [&](std::string& e) { return hop_floor.call(e); }, {}, 0};
   std::vector<Runner*> runners;
   if (opt.http_keep) runners.push_back(&base);
   if (opt.http_fresh) runners.push_back(&fr);
+  if (opt.http_curl) runners.push_back(&cu);
   if (opt.http_mcprt) runners.push_back(&mc);
   if (opt.http_hops) runners.push_back(&hop);
   if (!measure_interleaved(runners, opt, err)) return false;
   const Stats base_stats = summarize(base.samples), fresh_stats = summarize(fr.samples),
-              mcprt_stats = summarize(mc.samples), hop_stats = summarize(hop.samples);
+              mcprt_stats = summarize(mc.samples), hop_stats = summarize(hop.samples),
+              curl_stats = summarize(cu.samples);
 
   print_header();
   if (opt.http_keep) print_row("baseline: httplib::Client keep-alive POST loop", base_stats);
   if (opt.http_fresh) print_row("httplib::Client, new connection per POST", fresh_stats);
+  if (opt.http_curl) print_row("libcurl easy loop, keep-alive, one thread", curl_stats);
   if (opt.http_mcprt) print_row("mcprt ClientSession + NativeHttpClient", mcprt_stats);
   if (opt.http_hops) print_row("floor of its two thread hops (no HTTP)", hop_stats);
   if (opt.http_mcprt && opt.http_keep) {
@@ -1006,9 +1126,16 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
   if (opt.http_mcprt && opt.http_fresh) {
     print_ratio("ratio mcprt / httplib new connection per POST", mcprt_stats, fresh_stats);
   }
+  if (opt.http_curl && opt.http_keep) {
+    print_ratio("ratio libcurl easy loop / httplib keep-alive loop", curl_stats, base_stats);
+  }
+  if (opt.http_mcprt && opt.http_curl) {
+    print_ratio("ratio mcprt / libcurl easy loop", mcprt_stats, curl_stats);
+  }
   std::printf("  client CPU (user+sys) per call: mcprt %.1f µs, httplib keep-alive %.1f µs, "
-              "httplib new connection %.1f µs, thread hops alone %.1f µs\n",
-              mc.cpu_per_call(), base.cpu_per_call(), fr.cpu_per_call(), hop.cpu_per_call());
+              "httplib new connection %.1f µs, libcurl easy loop %.1f µs, thread hops alone %.1f µs\n",
+              mc.cpu_per_call(), base.cpu_per_call(), fr.cpu_per_call(), cu.cpu_per_call(),
+              hop.cpu_per_call());
   if (opt.http_keep && base_stats.p50 > 10000) {
     // A keep-alive round trip of tens of ms on loopback is a TCP stall, not work.
     std::printf("  note: keep-alive p50 over 10 ms = Nagle/delayed-ACK stalls on the reused\n"
@@ -1021,11 +1148,15 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
          {"httplib_new_connection", to_json(fresh_stats)},
          {"mcprt", to_json(mcprt_stats)},
          {"thread_hops", to_json(hop_stats)},
+         {"libcurl_easy_loop", to_json(curl_stats)},
          {"ratio_mcprt_baseline", ratio_json(mcprt_stats, base_stats)},
+         {"ratio_libcurl_easy_baseline", ratio_json(curl_stats, base_stats)},
+         {"ratio_mcprt_libcurl_easy", ratio_json(mcprt_stats, curl_stats)},
          {"ratio_mcprt_new_connection", ratio_json(mcprt_stats, fresh_stats)},
          {"cpu_per_call_us",
           {{"mcprt", mc.cpu_per_call()},
            {"thread_hops", hop.cpu_per_call()},
+           {"libcurl_easy_loop", cu.cpu_per_call()},
            {"baseline_httplib", base.cpu_per_call()},
            {"httplib_new_connection", fr.cpu_per_call()}}}};
 
@@ -1101,8 +1232,9 @@ int main(int argc, char** argv) {
       opt.http_fresh = w.find(",fresh,") != std::string::npos;
       opt.http_mcprt = w.find(",mcprt,") != std::string::npos;
       opt.http_hops = w.find(",hops,") != std::string::npos;
-      if (!opt.http_keep && !opt.http_fresh && !opt.http_mcprt && !opt.http_hops) {
-        usage("--http-clients takes a comma-separated list of keep, fresh, mcprt, hops");
+      opt.http_curl = w.find(",curl,") != std::string::npos;
+      if (!opt.http_keep && !opt.http_fresh && !opt.http_mcprt && !opt.http_hops && !opt.http_curl) {
+        usage("--http-clients takes a comma-separated list of keep, fresh, curl, mcprt, hops");
       }
     } else if (a == "--time-wait") {
       opt.time_wait_calls = parse_count(value(), "--time-wait");
