@@ -1,35 +1,24 @@
 // NativeHttpClient on libcurl's multi interface (see mcprt/native/http_client.hpp for what it
-// does and does not do, and why one multi on one thread).
+// does and does not do, and why one multi driven by the executor's loop).
 //
 // Three objects per request:
 //  - NativeRequestHandle: the caller's handle; abort() and its destructor stop the request.
-//  - RequestState (shared): the executor side — callbacks, the timeout_ms deadline, the
-//    "no callback after abort()" rule — and what the I/O thread hands over to it (the
-//    head claim; the head, body and completion not delivered yet, flushed in one post).
-//  - Transfer: the I/O-thread side — the curl easy handle, the head reader with its caps,
-//    redirect hops, the watchdog. Built in send() on the loop thread, then owned by
-//    the I/O thread alone.
+//  - RequestState (shared): the caller's side — callbacks, the timeout_ms deadline, the
+//    "no callback after abort()" rule — and what the transfer hands over to it (the head
+//    claim; the head, body and completion not delivered yet, flushed in one post).
+//  - Transfer: libcurl's side — the curl easy handle, the head reader with its caps,
+//    redirect hops, the watchdog. Built in send(), owned by Impl::transfers once started.
 //
-// Who touches what:
-//  - RequestState::callbacks_, callback_depth_, completed_, deadline_: the executor thread.
-//  - RequestState::mutex_ guards head_seen_, timed_out_, the pending head/body/status,
-//    flush_posted_ and paused_: the I/O thread and the executor thread meet there.
-//    `aborted_` is atomic (the I/O thread reads it to stop early; the deliveries re-check
-//    it on the executor thread, which is what makes "no callback after abort()" hold).
-//  - Hub::mutex_ guards the command queue: the loop thread (send, abort, body delivered)
-//    talks to the I/O thread only by queueing a command and writing to the eventfd the
-//    I/O thread's epoll_wait watches.
-//  - Everything else of libcurl (the multi, every easy handle once started), the
-//    SocketWatcher's table and Impl's transfer state belong to whoever owns them
-//    (Impl::owner, under owner_mutex): the I/O thread, except while it sleeps in
-//    epoll_wait; then the loop thread may take them to start a request itself
-//    (Impl::start_directly), and the I/O thread waits for them back when it wakes. After
-//    the I/O thread is gone, the destructor.
+// Everything runs on the executor's loop thread: send(), the handles, and the turns
+// (Impl::turn) that hand libcurl the sockets that moved, run its timeouts and collect what
+// finished. libcurl's callbacks only buffer into the RequestState; the caller's callbacks
+// run from a posted flush, never inside libcurl or send(). A handle reaches the client
+// only through the Hub (commands and an eventfd that makes the loop run a turn), which
+// outlives the client. Hub::in_flight is the one thing read from other threads.
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
-#include <pthread.h>
-#include <signal.h>
+#include <fcntl.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -40,14 +29,15 @@
 #include <cerrno>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <optional>
 #include <system_error>
-#include <thread>
 #include <unordered_map>
 #include <utility>
 #include <vector>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "mcprt/native/http_client.hpp"
 #include "mcprt/url.hpp"
@@ -66,8 +56,6 @@ constexpr std::size_t kMaxBufferedBodyBytes = 1024 * 1024;
 // A redirect hop's body is read and dropped (keeping its connection reusable) up to this;
 // beyond it the hop's connection is closed and the redirect followed anyway.
 constexpr std::size_t kMaxRedirectBodyBytes = 64 * 1024;
-// The I/O thread's longest sleep when nothing is due; a command wakes it at once.
-constexpr int kIdlePollMs = 60 * 60 * 1000;
 // libcurl's own connect timeout is only a backstop behind the watchdog's (connect_timeout_ms):
 // when libcurl times out a DNS lookup it waits for getaddrinfo to return, which would stall
 // every other transfer; the watchdog reports the request at once and drops the transfer
@@ -124,16 +112,6 @@ bool is_ip_literal(const std::string& host) {
   return ::inet_pton(AF_INET, host.c_str(), &v4) == 1;
 }
 
-// The I/O thread never takes SIGPIPE (libcurl already sends with MSG_NOSIGNAL; this covers
-// any write that does not). The signal stays pending on this thread; the write fails with
-// EPIPE instead.
-void block_sigpipe_on_this_thread() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGPIPE);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
 // curl_global_init once per process, thread-safely (a function-local static); never
 // cleaned up (other libcurl users in the process may still need it).
 bool curl_ready() {
@@ -144,7 +122,7 @@ bool curl_ready() {
 class RequestState;
 class Transfer;
 
-// What the loop thread asks of the I/O thread.
+// What a handle asks of the client: queued, and done by the next turn.
 struct Command {
   enum class Kind { start, cancel, resume };
   Kind kind;
@@ -152,57 +130,39 @@ struct Command {
   std::unique_ptr<Transfer> transfer;  // start only
 };
 
-// The mailbox between the loop thread and the I/O thread; shared with every request so a
-// handle that outlives the client can still call abort() safely. The I/O thread sleeps in
-// epoll_wait; `wake_fd` (an eventfd in its set) wakes it.
+// The mailbox between the handles and the client's turns; shared with every request so a
+// handle that outlives the client can still call abort() safely (it knows only the hub).
+// `wake_fd` (an eventfd in the client's epoll set) makes the loop run a turn for what was
+// queued.
 class Hub {
  public:
   explicit Hub(int wake_fd) : wake_fd_(wake_fd) {}
 
-  // Queues a command and wakes the I/O thread. False once the client shuts down.
+  // Queues a command and wakes a turn. False once the client shuts down.
   bool push(Command command) {
-    std::lock_guard lock(mutex_);
     if (stopping_ || wake_fd_ < 0) return false;
-    // Commands already queued have woken the I/O thread, which has not taken them yet.
+    // Commands already queued have signalled the eventfd, which nobody has read yet.
     const bool wake = commands_.empty();
     commands_.push_back(std::move(command));
     if (wake) signal();
     return true;
   }
 
-  // Nothing queued and not shutting down: the loop thread may start a request itself.
-  bool idle() {
-    std::lock_guard lock(mutex_);
-    return commands_.empty() && !stopping_ && wake_fd_ >= 0;
-  }
-
-  // Wakes the I/O thread without a command (its sleep ends earlier than planned).
-  void wake() {
-    std::lock_guard lock(mutex_);
-    if (wake_fd_ >= 0) signal();
-  }
-
-  // The I/O thread takes what is queued; `stopping` says whether to wind down.
+  // What is queued; `stopping` says whether the client winds down.
   std::vector<Command> take(bool& stopping) {
-    std::lock_guard lock(mutex_);
     stopping = stopping_;
     return std::exchange(commands_, {});
   }
 
-  void stop() {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-    if (wake_fd_ >= 0) signal();
-  }
+  void stop() { stopping_ = true; }
 
-  // After the I/O thread is gone: nobody may wake it any more; the caller closes the fd.
+  // The client is gone: nobody may signal the eventfd any more; the caller closes it.
   int detach_wake_fd() {
-    std::lock_guard lock(mutex_);
     stopping_ = true;
     return std::exchange(wake_fd_, -1);
   }
 
-  std::atomic<std::size_t> in_flight{0};
+  std::atomic<std::size_t> in_flight{0};  // read by in_flight() from any thread
 
  private:
   void signal() {
@@ -211,14 +171,13 @@ class Hub {
     [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
   }
 
-  std::mutex mutex_;
   int wake_fd_;
   bool stopping_ = false;
   std::vector<Command> commands_;
 };
 
-// The I/O thread's epoll set: libcurl says which sockets it waits for (CURLMOPT_SOCKETFUNCTION)
-// and the thread tells libcurl which ones are ready (curl_multi_socket_action), so a
+// The client's epoll set: libcurl says which sockets it waits for (CURLMOPT_SOCKETFUNCTION)
+// and a turn tells libcurl which ones are ready (curl_multi_socket_action), so a
 // transfer is only looked at when its socket moved, and an idle SSE stream costs nothing
 // per request. The sockets of connections (opened and closed through libcurl's socket
 // callbacks, so their numbers are known to be fresh or gone) stay in the set when libcurl
@@ -226,7 +185,7 @@ class Hub {
 // watched again by the next, and re-registering it each time would cost two epoll_ctl per
 // request. If one of them stirs while unwatched (the server closed an idle connection), it
 // is taken out then. Other sockets (the DNS resolver's) are added and removed as told.
-// I/O thread only, and the closing thread at shutdown once the I/O thread is gone.
+// The loop thread only (and the destructor).
 class SocketWatcher {
  public:
   explicit SocketWatcher(int epoll_fd) : epoll_fd_(epoll_fd) {}
@@ -324,52 +283,45 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
 
   const HttpRequest& request() const { return request_; }
   const Url& url() const { return url_; }
-  bool aborted() const { return aborted_.load(std::memory_order_acquire); }
+  bool aborted() const { return aborted_; }
 
-  // --- executor thread -------------------------------------------------------------
+  // --- what the caller's side does ---------------------------------------------------
 
   void set_deadline(TimerId id) { deadline_ = id; }
 
   // The handle's abort(): idempotent; no callback runs once this returned.
   void abort() {
-    if (aborted_.exchange(true, std::memory_order_acq_rel)) return;
+    if (std::exchange(aborted_, true)) return;
     cancel_deadline();
-    // Once on_complete ran, the I/O thread has let go of the transfer (it posts the
-    // completion as it drops it): nothing to cancel, and no wake-up per finished request.
+    // Once on_complete ran, the client has let go of the transfer (it posts the completion
+    // as it drops it): nothing to cancel, and no wake-up per finished request.
     if (!completed_) hub_->push(Command{Command::Kind::cancel, shared_from_this(), nullptr});
     // Inside one of our own callbacks the std::function is still running: release later.
     if (callback_depth_ == 0) release_callbacks();
   }
 
   // timeout_ms passed. Unless the head already arrived (then the deadline no longer
-  // applies), the request fails now and the I/O thread drops the transfer.
+  // applies), the request fails now and the next turn drops the transfer.
   void on_deadline() {
     deadline_ = kNoTimer;
-    {
-      std::lock_guard lock(mutex_);
-      if (head_seen_) return;
-      timed_out_ = true;
-    }
+    if (head_seen_) return;
+    timed_out_ = true;
     hub_->push(Command{Command::Kind::cancel, shared_from_this(), nullptr});
     deliver_complete(timeout_error());
   }
 
-  // Delivers what the I/O thread handed over since the last flush, in order: the head,
-  // every body byte as one chunk, the completion. One posted closure per batch, so a
-  // whole small answer costs the loop one wake-up, not three.
+  // Delivers what the transfer handed over since the last flush, in order: the head,
+  // every body byte as one chunk, the completion. One posted closure per batch, run after
+  // the turn that read them (never inside libcurl or send()).
   void flush() {
     std::optional<HttpResponseHead> head;
     std::string bytes;
     std::optional<Status> status;
-    bool resume = false;
-    {
-      std::lock_guard lock(mutex_);
-      head.swap(pending_head_);
-      bytes.swap(body_);
-      status.swap(pending_status_);
-      flush_posted_ = false;
-      resume = std::exchange(paused_, false);
-    }
+    head.swap(pending_head_);
+    bytes.swap(body_);
+    status.swap(pending_status_);
+    flush_posted_ = false;
+    const bool resume = std::exchange(paused_, false);
     if (resume) hub_->push(Command{Command::Kind::resume, shared_from_this(), nullptr});
     if (head && !aborted()) {
       cancel_deadline();
@@ -389,15 +341,11 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
     if (callback_depth_ == 0) release_callbacks();
   }
 
-  // --- I/O thread --------------------------------------------------------------------
+  // --- what the transfer hands over, inside a turn -------------------------------------
 
   // True when nothing more is wanted: aborted by the handle, or timed out (already
   // reported).
-  bool stop_requested() {
-    if (aborted()) return true;
-    std::lock_guard lock(mutex_);
-    return timed_out_;
-  }
+  bool stop_requested() const { return aborted_ || timed_out_; }
 
   // The final head arrived: post it. False when the deadline or an abort got there first
   // (the transfer then stops). A head announcing a small body (Content-Length up to
@@ -406,48 +354,32 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   // answer instead of twice when the server writes head and body apart. The transfer's
   // end (or failure) posts whatever is held.
   bool post_head(HttpResponseHead head) {
-    const std::size_t hold = held_body_bytes(head);
-    bool post = false;
-    {
-      std::lock_guard lock(mutex_);
-      if (aborted() || timed_out_) return false;
-      head_seen_ = true;
-      pending_head_ = std::move(head);
-      hold_until_ = hold;
-      if (hold == 0) post = !std::exchange(flush_posted_, true);
-    }
-    if (post) post_flush();
+    if (stop_requested()) return false;
+    head_seen_ = true;
+    hold_until_ = held_body_bytes(head);
+    pending_head_ = std::move(head);
+    if (hold_until_ == 0) post_flush();
     return true;
   }
 
   enum class Push { accepted, pause, stop };
   Push push_body(const char* data, std::size_t size) {
-    bool post = false;
-    {
-      std::lock_guard lock(mutex_);
-      if (aborted()) return Push::stop;
-      if (body_.size() >= kMaxBufferedBodyBytes) {
-        paused_ = true;
-        return Push::pause;
-      }
-      body_.append(data, size);
-      if (hold_until_ > 0 && body_.size() < hold_until_) return Push::accepted;
-      hold_until_ = 0;
-      post = !std::exchange(flush_posted_, true);
+    if (aborted_) return Push::stop;
+    if (body_.size() >= kMaxBufferedBodyBytes) {
+      paused_ = true;
+      return Push::pause;
     }
-    if (post) post_flush();
+    body_.append(data, size);
+    if (hold_until_ > 0 && body_.size() < hold_until_) return Push::accepted;
+    hold_until_ = 0;
+    post_flush();
     return Push::accepted;
   }
 
   void post_complete(Status status) {
-    bool post = false;
-    {
-      std::lock_guard lock(mutex_);
-      hold_until_ = 0;
-      pending_status_ = std::move(status);
-      post = !std::exchange(flush_posted_, true);
-    }
-    if (post) post_flush();
+    hold_until_ = 0;
+    pending_status_ = std::move(status);
+    post_flush();
   }
 
   Error timeout_error() const {
@@ -482,7 +414,9 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
     return n <= kHeldBodyBytes ? n : 0;
   }
 
+  // One flush queued at a time: what arrives before it runs goes with it.
   void post_flush() {
+    if (std::exchange(flush_posted_, true)) return;
     executor_.post([self = shared_from_this()] { self->flush(); });
   }
 
@@ -506,19 +440,16 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   const HttpRequest request_;
   const Url url_;
 
-  // Executor thread only.
   HttpCallbacks callbacks_;
   int callback_depth_ = 0;
   bool completed_ = false;
   TimerId deadline_ = kNoTimer;
-
-  std::atomic<bool> aborted_{false};
+  bool aborted_ = false;
   const std::shared_ptr<Hub> hub_;
 
-  std::mutex mutex_;
   bool head_seen_ = false;
   bool timed_out_ = false;
-  // Handed over by the I/O thread, not delivered yet (flush()).
+  // Handed over by the transfer, not delivered yet (flush()).
   std::optional<HttpResponseHead> pending_head_;
   std::string body_;
   std::optional<Status> pending_status_;
@@ -537,7 +468,7 @@ class NativeRequestHandle final : public HttpRequestHandle {
   std::shared_ptr<RequestState> state_;
 };
 
-// The I/O-thread side of one request: its easy handle, across redirect hops.
+// libcurl's side of one request: its easy handle, across redirect hops.
 class Transfer {
  public:
   Transfer(std::shared_ptr<RequestState> state, const NativeHttpClientOptions& options,
@@ -559,7 +490,7 @@ class Transfer {
   Transfer(const Transfer&) = delete;
   Transfer& operator=(const Transfer&) = delete;
 
-  // Creates and configures the easy handle (loop thread, in send()). An error names what
+  // Creates and configures the easy handle (in send()). An error names what
   // libcurl refused.
   std::optional<Error> init() {
     easy_ = curl_easy_init();
@@ -575,10 +506,10 @@ class Transfer {
 
   bool doomed() const { return doomed_; }
   void doom() { doomed_ = true; }
-  // The I/O thread added it to the multi: connect_timeout_ms counts from here.
+  // Added to the multi: connect_timeout_ms counts from here.
   void started() { reset_watchdog(); }
   // A DNS lookup of this hop runs on a libcurl resolver thread: removing the handle now
-  // would block this thread until getaddrinfo returns.
+  // would block the loop until getaddrinfo returns.
   bool resolving() const { return resolving_ && !socket_opened_; }
 
   // The hop to follow once this one finished, if any. Moves to it: reconfigures the easy
@@ -675,7 +606,7 @@ class Transfer {
     return true;
   }
 
-  // --- libcurl callbacks (I/O thread) -------------------------------------------------
+  // --- libcurl callbacks (inside a turn) ----------------------------------------------
 
   static std::size_t on_header(char* data, std::size_t size, std::size_t n, void* self) {
     return static_cast<Transfer*>(self)->header_line(std::string_view(data, size * n));
@@ -1015,7 +946,7 @@ class Transfer {
   bool socket_opened_ = false;
   char error_buffer_[CURL_ERROR_SIZE];
 
-  // Watchdog (check_stalls). started_at_ is reset when the I/O thread adds the transfer.
+  // Watchdog (check_stalls). started_at_ is reset when the transfer is added to the multi.
   SteadyClock::time_point started_at_ = SteadyClock::now();
   bool request_sent_ = false;
   curl_off_t uploaded_ = -1;
@@ -1029,7 +960,8 @@ class Transfer {
 // --------------------------------------------------------------------------------------
 
 struct NativeHttpClient::Impl {
-  Impl(NativeExecutor& ex, NativeHttpClientOptions opts) : executor(ex), options(std::move(opts)) {
+  Impl(NativeExecutor& ex, NativeHttpClientOptions opts)
+      : executor(ex), options(std::move(opts)), poller(ex.io_context()), timer(ex.io_context()) {
     init_error = init();
   }
 
@@ -1040,34 +972,22 @@ struct NativeHttpClient::Impl {
   std::optional<Error> init_error;  // reported by every send()
   int epoll_fd = -1;
   int wake_fd = -1;  // owned by the hub once it exists
-  int wake_fd_in_set = -1;  // its number, for the I/O thread to recognise
+  int wake_fd_in_set = -1;  // its number, for turn() to recognise
   std::unique_ptr<SocketWatcher> watcher;
 
-  std::mutex thread_mutex;
-  std::thread io_thread;
-  std::atomic<bool> thread_alive{false};
+  // The loop's watch on the epoll set (one registration for every socket libcurl names)
+  // and on the next time something is due. Their handlers check `alive` first: a wait
+  // cancelled by the client's destruction still runs its handler, later.
+  boost::asio::posix::stream_descriptor poller;
+  boost::asio::steady_timer timer;
+  std::shared_ptr<int> alive = std::make_shared<int>(0);
+  bool polling = false;  // a wait on `poller` is queued
+  SteadyClock::time_point timer_due = SteadyClock::time_point::max();  // max: not armed
 
-  // I/O thread only.
   std::unordered_map<RequestState*, std::unique_ptr<Transfer>> transfers;
   long cache_bound = -1;  // CURLMOPT_MAXCONNECTS as last set
   // libcurl's timeout (CURLMOPT_TIMERFUNCTION): when to call it with CURL_SOCKET_TIMEOUT.
   std::optional<SteadyClock::time_point> curl_due;
-
-  // Who may touch libcurl and the state above ("I/O thread only") right now. The I/O
-  // thread owns it except while it sleeps in epoll_wait (parked); then the loop thread may
-  // take it to start a request itself (start_directly): the request goes out at once,
-  // without waking the I/O thread, which only wakes for the answer. One hop instead of two.
-  enum class Owner { io, parked, loop };
-  std::mutex owner_mutex;
-  std::condition_variable owner_changed;
-  Owner owner = Owner::io;
-  SteadyClock::time_point parked_until;  // when the parked I/O thread wakes by itself
-
-  void own_as_io() {
-    std::unique_lock lock(owner_mutex);
-    owner_changed.wait(lock, [this] { return owner != Owner::loop; });
-    owner = Owner::io;
-  }
 
   static int on_timer(CURLM*, long timeout_ms, void* self) {
     auto* impl = static_cast<Impl*>(self);
@@ -1096,6 +1016,14 @@ struct NativeHttpClient::Impl {
     if (::epoll_ctl(epoll_fd, EPOLL_CTL_ADD, wake_fd, &ev) != 0) {
       return Error::make(ErrorCode::transport, "could not set up the HTTP client's poller");
     }
+    // asio gets its own descriptor for the set (it closes what it holds).
+    const int watched = ::fcntl(epoll_fd, F_DUPFD_CLOEXEC, 0);
+    boost::system::error_code ec;
+    if (watched >= 0) poller.assign(watched, ec);
+    if (watched < 0 || ec) {
+      if (watched >= 0 && ec) ::close(watched);
+      return Error::make(ErrorCode::transport, "could not set up the HTTP client's poller");
+    }
     watcher = std::make_unique<SocketWatcher>(epoll_fd);
     multi = curl_multi_init();
     if (multi == nullptr) return Error::make(ErrorCode::transport, "curl_multi_init failed");
@@ -1112,26 +1040,28 @@ struct NativeHttpClient::Impl {
     return std::nullopt;
   }
 
-  std::optional<Error> ensure_thread() {
-    std::lock_guard lock(thread_mutex);
-    if (io_thread.joinable()) return std::nullopt;
-    try {
-      io_thread = std::thread([this] { io_main(); });
-      thread_alive = true;
-    } catch (const std::system_error& e) {
-      return Error::make(ErrorCode::transport,
-                         "could not start the HTTP I/O thread: " + std::string(e.what()));
-    }
-    return std::nullopt;
-  }
-
   void shut_down() {
-    if (hub) hub->stop();
-    {
-      std::lock_guard lock(thread_mutex);
-      if (io_thread.joinable()) io_thread.join();
-      thread_alive = false;
+    alive.reset();
+    if (hub) {
+      hub->stop();
+      bool stopping = true;
+      for (Command& command : hub->take(stopping)) run_command(command, true);
     }
+    // Every transfer stops here; requests nobody aborted hear why. A removal during a DNS
+    // lookup waits for it (no resolver thread outlives the client).
+    if (multi != nullptr) {
+      for (auto& [key, transfer] : transfers) {
+        curl_multi_remove_handle(multi, transfer->easy());
+        if (!transfer->state().stop_requested()) {
+          transfer->state().post_complete(transfer->state().shut_down_error());
+        }
+      }
+    }
+    if (hub) hub->in_flight -= transfers.size();
+    transfers.clear();
+    boost::system::error_code ignored;
+    timer.cancel();
+    poller.close(ignored);
     // Cleaning up the multi closes the cached connections (through the watcher).
     if (multi != nullptr) curl_multi_cleanup(multi);
     multi = nullptr;
@@ -1142,38 +1072,29 @@ struct NativeHttpClient::Impl {
     if (epoll_fd >= 0) ::close(std::exchange(epoll_fd, -1));
   }
 
-  // --- I/O thread ---------------------------------------------------------------------
+  // --- one turn, on the loop thread ----------------------------------------------------
 
-  void io_main() {
-    block_sigpipe_on_this_thread();
+  // Everything libcurl needs now: the queued commands (aborts and resumes from handles),
+  // the sockets that moved, the due timeouts and the finished transfers; then the waits
+  // for what comes next. Runs when the epoll set stirs, when the timer fires, and in send().
+  void turn() {
+    if (!hub) return;
+    bool stopping = false;
+    for (Command& command : hub->take(stopping)) run_command(command, stopping);
+    if (stopping) return;
+    // The wait first, then the drain: asio's watch on the set is edge-triggered, so an
+    // event between a drain and the next wait would otherwise go unnoticed.
+    arm_poller();
     constexpr int kMaxEvents = 32;
     epoll_event events[kMaxEvents];
-    for (;;) {
-      own_as_io();
-      bool stopping = false;
-      for (Command& command : hub->take(stopping)) run_command(command, stopping);
-      if (stopping) break;
-
-      SteadyClock::time_point now;
-      const SteadyClock::time_point next_check = upkeep(now);
-
-      int wait_ms = kIdlePollMs;
-      if (next_check != SteadyClock::time_point::max()) {
-        const auto until = std::chrono::ceil<std::chrono::milliseconds>(next_check - now).count();
-        wait_ms = static_cast<int>(std::clamp<std::int64_t>(until, 0, kIdlePollMs));
-      }
-      {
-        std::lock_guard lock(owner_mutex);
-        owner = Owner::parked;
-        parked_until = now + std::chrono::milliseconds(wait_ms);
-      }
-      const int n = ::epoll_wait(epoll_fd, events, kMaxEvents, wait_ms);
-      own_as_io();
+    for (int round = 0; round < 64; ++round) {
+      const int n = ::epoll_wait(epoll_fd, events, kMaxEvents, 0);
       for (int i = 0; i < n; ++i) {
         const int fd = events[i].data.fd;
         if (fd == wake_fd_in_set) {
           std::uint64_t count = 0;
           [[maybe_unused]] const ssize_t r = ::read(fd, &count, sizeof count);
+          for (Command& command : hub->take(stopping)) run_command(command, stopping);
           continue;
         }
         if (const int bits = watcher->ready(fd, events[i].events); bits != 0) {
@@ -1182,50 +1103,40 @@ struct NativeHttpClient::Impl {
         }
       }
       collect_finished();
+      if (n < kMaxEvents) break;
     }
-    // Winding down: every transfer stops here; requests nobody aborted hear why. A removal
-    // during a DNS lookup waits for it (no resolver thread outlives the client).
-    for (auto& [key, transfer] : transfers) {
-      curl_multi_remove_handle(multi, transfer->easy());
-      if (!transfer->state().stop_requested()) {
-        transfer->state().post_complete(transfer->state().shut_down_error());
-      }
-    }
-    hub->in_flight -= transfers.size();
-    transfers.clear();
-  }
-
-  // The loop thread starts `command` itself when the I/O thread is parked with nothing
-  // queued (else false: queue it). It does what one turn of the I/O loop does, then parks
-  // the ownership again and wakes the I/O thread if something is due before its sleep ends.
-  bool start_directly(Command& command) {
-    {
-      std::lock_guard lock(owner_mutex);
-      if (owner != Owner::parked || !hub->idle()) return false;
-      owner = Owner::loop;
-    }
-    run_command(command, false);
     SteadyClock::time_point now;
-    const SteadyClock::time_point next_check = upkeep(now);
-    bool wake = false;
-    {
-      std::lock_guard lock(owner_mutex);
-      owner = Owner::parked;
-      // Woken only when the I/O thread would otherwise be late by more than 1/64 of the
-      // wait: every transfer re-arms libcurl's connect backstop (kCurlConnectBackstopMs)
-      // a few ms before the one the I/O thread sleeps for, and that needs no wake-up.
-      if (next_check != SteadyClock::time_point::max()) {
-        wake = next_check + (next_check - now) / 64 < parked_until;
-      }
-    }
-    owner_changed.notify_all();
-    if (wake) hub->wake();
-    return true;
+    arm_timer(upkeep(now));
   }
 
-  // What a turn of the I/O loop does after its commands (on the I/O thread, or on the loop
-  // thread in start_directly): the cache bound, libcurl's due timeouts, finished and doomed
-  // transfers, stalled ones. Sets `now`; returns when the next check is due
+  void arm_poller() {
+    if (polling) return;
+    polling = true;
+    poller.async_wait(boost::asio::posix::stream_descriptor::wait_read,
+                      [this, life = std::weak_ptr<int>(alive)](const boost::system::error_code& ec) {
+                        if (life.expired()) return;
+                        polling = false;
+                        if (ec == boost::asio::error::operation_aborted) return;
+                        turn();
+                      });
+  }
+
+  // The timer stays armed for the earliest time anything was due: a later due time needs
+  // no re-arming (the turn it triggers early computes the next one), and every libcurl
+  // timer update would otherwise be a timer syscall.
+  void arm_timer(SteadyClock::time_point due) {
+    if (due == SteadyClock::time_point::max() || due >= timer_due) return;
+    timer_due = due;
+    timer.expires_at(due);
+    timer.async_wait([this, life = std::weak_ptr<int>(alive)](const boost::system::error_code& ec) {
+      if (life.expired() || ec == boost::asio::error::operation_aborted) return;
+      timer_due = SteadyClock::time_point::max();
+      turn();
+    });
+  }
+
+  // What a turn does after its sockets: the cache bound, libcurl's due timeouts, finished
+  // and doomed transfers, stalled ones. Sets `now`; returns when the next check is due
   // (time_point::max(): nothing is).
   SteadyClock::time_point upkeep(SteadyClock::time_point& now) {
     update_cache_bound();
@@ -1403,16 +1314,13 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
                                               std::move(callbacks), impl_->hub);
   auto transfer = std::make_unique<Transfer>(state, impl_->options, *impl_->watcher);
   if (std::optional<Error> e = transfer->init()) return std::move(*e);
-  if (std::optional<Error> e = impl_->ensure_thread()) return std::move(*e);
 
+  // Started here: the request goes out now (or its failure is posted), and the turn
+  // sets up the waits for its answer.
   ++impl_->hub->in_flight;
   Command start{Command::Kind::start, state, std::move(transfer)};
-  if (impl_->start_directly(start)) {
-    // Sent (or failed: then its completion is posted) by this thread.
-  } else if (!impl_->hub->push(std::move(start))) {
-    --impl_->hub->in_flight;
-    return Error::make(ErrorCode::aborted, "the HTTP client is shutting down");
-  }
+  impl_->run_command(start, false);
+  impl_->turn();
 
   if (timeout_ms > 0) {
     std::weak_ptr<RequestState> weak = state;
@@ -1427,6 +1335,5 @@ std::size_t NativeHttpClient::in_flight() const {
   return impl_->hub ? impl_->hub->in_flight.load() : 0;
 }
 
-std::size_t NativeHttpClient::thread_count() const { return impl_->thread_alive ? 1 : 0; }
 
 }  // namespace mcprt::native

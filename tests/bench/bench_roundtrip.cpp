@@ -16,10 +16,9 @@
 // issued at once), throughput in calls/s, same three.
 // HTTP, one call at a time: the demo server's Streamable HTTP mode (`--http 0`), a plain
 // keep-alive httplib::Client POST loop (baseline) vs ClientSession + the Streamable HTTP
-// transport + NativeHttpClient; a keep-alive libcurl easy loop (`curl_easy_perform` on one
-// reused handle, one thread: what libcurl itself costs, without mcprt's threads); and the
-// floor of NativeHttpClient's two thread hops alone (HopFloor). `--time-wait N` then makes N
-// more mcprt calls and counts TIME-WAIT sockets.
+// transport + NativeHttpClient; and a keep-alive libcurl easy loop (`curl_easy_perform` on
+// one reused handle: what libcurl itself costs, without mcprt's layers). `--time-wait N`
+// then makes N more mcprt calls and counts TIME-WAIT sockets.
 //
 // Per call, for every stdio runner of the sequential run: the syscalls and heap
 // allocations of this (the client's) thread, counted around each measured block
@@ -37,8 +36,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,7 +101,7 @@ struct Options {
   // (e.g. mcprt_bench_echo_server, the server of bench_compare.mjs and SPEC §12).
   std::vector<std::string> server_args{"--quiet"};
   // HTTP: which clients run (profiling one alone); ratios need "keep" and "mcprt".
-  bool http_keep = true, http_fresh = true, http_mcprt = true, http_hops = true, http_curl = true;
+  bool http_keep = true, http_fresh = true, http_mcprt = true, http_curl = true;
   // HTTP: this many more mcprt calls after the measurement, counting TIME-WAIT sockets.
   std::size_t time_wait_calls = 0;
   // stdio: one more mcprt call after the measurement, each of its allocations traced.
@@ -115,7 +112,7 @@ struct Options {
   std::cerr << "mcprt_bench_roundtrip: " << why << "\n"
             << "usage: mcprt_bench_roundtrip [--calls N] [--warmup W] [--pipelined M] [--window W]\n"
             << "                             [--only stdio|http] [--json FILE] [--server PATH]\n"
-            << "                             [--bare-server] [--http-clients keep,fresh,curl,mcprt,hops]\n"
+            << "                             [--bare-server] [--http-clients keep,fresh,curl,mcprt]\n"
             << "                             [--time-wait N] [--trace-allocations]\n";
   std::exit(2);
 }
@@ -790,59 +787,6 @@ bool start_http_server(RawChild& child, const Options& opt, std::string& url, in
   return false;
 }
 
-// The two thread hops of an mcprt HTTP call and nothing else: the loop thread (a
-// NativeExecutor) wakes a thread sleeping in epoll_wait on an eventfd, as NativeHttpClient
-// wakes its I/O thread with a request, and that thread posts back to the executor, as the
-// I/O thread hands over the answer. Its round trip is the floor of the threaded design.
-class HopFloor {
- public:
-  explicit HopFloor(mcprt::native::NativeExecutor& ex) : ex_(ex) {
-    efd_ = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    epfd_ = ::epoll_create1(EPOLL_CLOEXEC);
-    epoll_event ev{};
-    ev.events = EPOLLIN;
-    ev.data.fd = efd_;
-    ::epoll_ctl(epfd_, EPOLL_CTL_ADD, efd_, &ev);
-    thread_ = std::thread([this] {
-      for (;;) {
-        epoll_event e{};
-        if (::epoll_wait(epfd_, &e, 1, -1) != 1) continue;
-        std::uint64_t n = 0;
-        [[maybe_unused]] ssize_t r = ::read(efd_, &n, sizeof n);
-        if (stop_) return;
-        ex_.post([this] { answered_ = true; });
-      }
-    });
-  }
-  ~HopFloor() {
-    stop_ = true;
-    kick();
-    thread_.join();
-    ::close(epfd_);
-    ::close(efd_);
-  }
-  bool call(std::string& err) {
-    answered_ = false;
-    kick();
-    if (!ex_.run_until([this] { return answered_; }, kWaitLimit)) {
-      err = "the hop thread did not answer";
-      return false;
-    }
-    return true;
-  }
-
- private:
-  void kick() {
-    const std::uint64_t one = 1;
-    [[maybe_unused]] ssize_t w = ::write(efd_, &one, sizeof one);
-  }
-  mcprt::native::NativeExecutor& ex_;
-  int efd_ = -1, epfd_ = -1;
-  std::atomic<bool> stop_{false};
-  bool answered_ = false;
-  std::thread thread_;
-};
-
 // TCP sockets of the machine's network namespace by state, from /proc/net/tcp{,6}.
 struct SocketCounts {
   std::size_t time_wait_all = 0;
@@ -1101,25 +1045,20 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
   Runner fr{"httplib new connection", [&](std::string& e) { return fresh.call(e); }, {}, 0};
   Runner cu{"libcurl easy loop", [&](std::string& e) { return curl.call(e); }, {}, 0};
   Runner mc{"mcprt", [&](std::string& e) { return call_once(ex, *run.session, e); }, {}, 0};
-  HopFloor hop_floor(ex);
-  Runner hop{"thread hops", [&](std::string& e) { return hop_floor.call(e); }, {}, 0};
   std::vector<Runner*> runners;
   if (opt.http_keep) runners.push_back(&base);
   if (opt.http_fresh) runners.push_back(&fr);
   if (opt.http_curl) runners.push_back(&cu);
   if (opt.http_mcprt) runners.push_back(&mc);
-  if (opt.http_hops) runners.push_back(&hop);
   if (!measure_interleaved(runners, opt, err)) return false;
   const Stats base_stats = summarize(base.samples), fresh_stats = summarize(fr.samples),
-              mcprt_stats = summarize(mc.samples), hop_stats = summarize(hop.samples),
-              curl_stats = summarize(cu.samples);
+              mcprt_stats = summarize(mc.samples), curl_stats = summarize(cu.samples);
 
   print_header();
   if (opt.http_keep) print_row("baseline: httplib::Client keep-alive POST loop", base_stats);
   if (opt.http_fresh) print_row("httplib::Client, new connection per POST", fresh_stats);
   if (opt.http_curl) print_row("libcurl easy loop, keep-alive, one thread", curl_stats);
   if (opt.http_mcprt) print_row("mcprt ClientSession + NativeHttpClient", mcprt_stats);
-  if (opt.http_hops) print_row("floor of its two thread hops (no HTTP)", hop_stats);
   if (opt.http_mcprt && opt.http_keep) {
     print_ratio("ratio mcprt / httplib keep-alive loop", mcprt_stats, base_stats);
   }
@@ -1133,9 +1072,8 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
     print_ratio("ratio mcprt / libcurl easy loop", mcprt_stats, curl_stats);
   }
   std::printf("  client CPU (user+sys) per call: mcprt %.1f µs, httplib keep-alive %.1f µs, "
-              "httplib new connection %.1f µs, libcurl easy loop %.1f µs, thread hops alone %.1f µs\n",
-              mc.cpu_per_call(), base.cpu_per_call(), fr.cpu_per_call(), cu.cpu_per_call(),
-              hop.cpu_per_call());
+              "httplib new connection %.1f µs, libcurl easy loop %.1f µs\n",
+              mc.cpu_per_call(), base.cpu_per_call(), fr.cpu_per_call(), cu.cpu_per_call());
   if (opt.http_keep && base_stats.p50 > 10000) {
     // A keep-alive round trip of tens of ms on loopback is a TCP stall, not work.
     std::printf("  note: keep-alive p50 over 10 ms = Nagle/delayed-ACK stalls on the reused\n"
@@ -1147,7 +1085,6 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
          {"baseline_httplib", to_json(base_stats)},
          {"httplib_new_connection", to_json(fresh_stats)},
          {"mcprt", to_json(mcprt_stats)},
-         {"thread_hops", to_json(hop_stats)},
          {"libcurl_easy_loop", to_json(curl_stats)},
          {"ratio_mcprt_baseline", ratio_json(mcprt_stats, base_stats)},
          {"ratio_libcurl_easy_baseline", ratio_json(curl_stats, base_stats)},
@@ -1155,7 +1092,6 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
          {"ratio_mcprt_new_connection", ratio_json(mcprt_stats, fresh_stats)},
          {"cpu_per_call_us",
           {{"mcprt", mc.cpu_per_call()},
-           {"thread_hops", hop.cpu_per_call()},
            {"libcurl_easy_loop", cu.cpu_per_call()},
            {"baseline_httplib", base.cpu_per_call()},
            {"httplib_new_connection", fr.cpu_per_call()}}}};
@@ -1231,10 +1167,9 @@ int main(int argc, char** argv) {
       opt.http_keep = w.find(",keep,") != std::string::npos;
       opt.http_fresh = w.find(",fresh,") != std::string::npos;
       opt.http_mcprt = w.find(",mcprt,") != std::string::npos;
-      opt.http_hops = w.find(",hops,") != std::string::npos;
       opt.http_curl = w.find(",curl,") != std::string::npos;
-      if (!opt.http_keep && !opt.http_fresh && !opt.http_mcprt && !opt.http_hops && !opt.http_curl) {
-        usage("--http-clients takes a comma-separated list of keep, fresh, curl, mcprt, hops");
+      if (!opt.http_keep && !opt.http_fresh && !opt.http_mcprt && !opt.http_curl) {
+        usage("--http-clients takes a comma-separated list of keep, fresh, curl, mcprt");
       }
     } else if (a == "--time-wait") {
       opt.time_wait_calls = parse_count(value(), "--time-wait");

@@ -1,4 +1,4 @@
-// NativeHttpClient (libcurl multi on one I/O thread) against in-process loopback servers:
+// NativeHttpClient (libcurl multi driven by the executor's loop) against in-process loopback servers:
 // cpp-httplib ones (loopback_http_server.hpp) for well-formed HTTP, and raw TCP ones
 // (hostile_support.hpp's RawHttpServer) for what an HTTP library would not send and for
 // counting connections. Covered: the seam's callback sequence, streaming, errors, timeouts,
@@ -7,8 +7,8 @@
 // header flood costs), TLS verification; and the pure response-head reader on its own.
 //
 // No sleeps and no timed assertions: slow servers are ChunkFeeds the test drives, silent
-// servers are parked handlers, and "returns promptly" is shown by the I/O thread letting go
-// of a request (in_flight() reaches 0) while the server still says nothing.
+// servers are parked handlers, and "returns promptly" is shown by the client letting go of
+// a request (in_flight() reaches 0) while the server still says nothing.
 
 #include <dirent.h>
 #include <gtest/gtest.h>
@@ -429,7 +429,7 @@ TEST_F(NativeHttpClientTest, SilentServerFailsWithTimeoutAfterTimeoutMs) {
   EXPECT_TRUE(contains(e.message, server_.url("/hang"))) << e;
   EXPECT_TRUE(contains(e.message, "200 ms")) << e;
   EXPECT_EQ(rec.heads, 0);
-  EXPECT_TRUE(wait_idle()) << "the I/O thread must give up the request";
+  EXPECT_TRUE(wait_idle()) << "the client must give up the request";
 }
 
 TEST_F(NativeHttpClientTest, TimeoutMsDoesNotCutAStreamWhoseHeadArrived) {
@@ -793,7 +793,7 @@ TEST_F(NativeHttpClientTest, InvalidRequestsFailInSendAndRunNoCallback) {
 
 // ---- threads, connections and shutdown -------------------------------------------------
 
-TEST_F(NativeHttpClientTest, AStreamAndSequentialRequestsShareOneIoThread) {
+TEST_F(NativeHttpClientTest, AStreamAndSequentialRequestsRunOnTheLoopWithoutAThread) {
   auto feed = server_.make_feed();
   server_.get("/json", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("{}", "application/json");
@@ -815,9 +815,9 @@ TEST_F(NativeHttpClientTest, AStreamAndSequentialRequestsShareOneIoThread) {
     ASSERT_TRUE(rec.done->ok()) << rec.done->error();
   }
   // The server's threads are counted in threads_before (it started first); a stream and
-  // five requests added one I/O thread (IP literals need no DNS resolver thread).
-  EXPECT_EQ(client_->thread_count(), 1u);
-  EXPECT_EQ(thread_count_of_self(), threads_before + 1);
+  // five requests added no thread: libcurl runs on the loop that pumped them (IP literals
+  // need no DNS resolver thread).
+  EXPECT_EQ(thread_count_of_self(), threads_before);
   feed->end();
   ASSERT_TRUE(wait_done(stream));
 }
@@ -1066,7 +1066,7 @@ TEST_F(NativeHttpClientTest, NoKeepAliveWhenMaxIdleConnectionsIsZero) {
   EXPECT_EQ(raw.connection_count(), 3u);
 }
 
-TEST_F(NativeHttpClientTest, DestroyingTheClientJoinsItsThreadClosesConnectionsAndReportsAborted) {
+TEST_F(NativeHttpClientTest, DestroyingTheClientClosesConnectionsAndReportsAborted) {
   auto feed = server_.make_feed();
   server_.get("/sse", [&](const httplib::Request&, httplib::Response& res) {
     feed->attach(res, "text/event-stream");
@@ -1082,14 +1082,10 @@ TEST_F(NativeHttpClientTest, DestroyingTheClientJoinsItsThreadClosesConnectionsA
   ASSERT_TRUE(pump_until(ex_, [&] { return stream.chunks >= 1; }));
   ASSERT_TRUE(poll_until(ex_, [&] { return server_.parked() == 1; }));
 
-  EXPECT_GT(thread_count_of_self(), threads_before);
+  EXPECT_EQ(thread_count_of_self(), threads_before);  // the loop runs libcurl
 
   client_.reset();  // must return at once: nothing waits for the silent server
-  // join() returns once the thread has finished, but the kernel may list its task in
-  // /proc/self/task for a moment longer; wait for the listing to catch up.
-  EXPECT_TRUE(poll_until(ex_, [&] { return thread_count_of_self() == threads_before; }))
-      << "no thread outlives the client: " << thread_count_of_self() << " threads, "
-      << threads_before << " before";
+  EXPECT_EQ(thread_count_of_self(), threads_before);
   // The stream's connection is closed: the server's next write fails.
   feed->push("data: 2\n\n");
   EXPECT_TRUE(poll_until(ex_, [&] { return feed->finished(); }));

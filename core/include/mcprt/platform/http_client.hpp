@@ -1,8 +1,8 @@
 #pragma once
 // The HttpClient seam: a platform moves HTTP bytes; the core does every MCP rule on top
 // (Streamable HTTP and legacy SSE transports, http_transport.hpp).
-//   native: libcurl (+OpenSSL), one multi handle on an I/O thread, results posted to the
-//           executor (platform-native/src/native_http_client.cpp);
+//   native: libcurl (+OpenSSL), one multi handle driven by the executor's loop, results
+//           posted to it (platform-native/src/native_http_client.cpp);
 //   web:    fetch + ReadableStream + AbortController (JS glue);
 //   tests:  FakeHttpClient (tests/support), which the test answers chunk by chunk.
 //

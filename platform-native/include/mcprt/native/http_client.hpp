@@ -1,13 +1,13 @@
 #pragma once
 // NativeHttpClient: the native HttpClient (mcprt/platform/http_client.hpp) on libcurl's multi
 // interface (Debian's libcurl4-openssl-dev: OpenSSL for https), every transfer driven by
-// one I/O thread, every result posted to the NativeExecutor.
+// the NativeExecutor's own loop: no thread of its own.
 //
 // Implements:
 //  [x] http:// and https:// (OpenSSL; certificates verified against the system CA store, or
 //      the CA file/dir in the options; host name checked), HTTP/1.1
 //  [x] the seam's callback sequence — head once, body chunks as they arrive, complete once
-//      — posted to the executor; no callback ever runs on the I/O thread or inside send()
+//      — posted to the executor; no callback ever runs inside libcurl or inside send()
 //  [x] keep-alive: one connection cache for every request of the client, so requests to an
 //      origin reuse an idle connection; at most max_idle_connections idle ones are kept, and
 //      an idle one older than idle_connection_timeout_ms is closed, not reused
@@ -18,8 +18,8 @@
 //      max_response_header_bytes bytes (the same caps again for a chunked body's trailers)
 //      fail the request at once with ErrorCode::transport naming the URL and the limit;
 //      the transfer is stopped there, so a server sending headers forever costs nothing
-//  [x] a body the executor has not taken yet is held up to 1 MiB per request; beyond it the
-//      transfer pauses (stops reading the socket) until the executor caught up
+//  [x] a body the caller has not been handed yet is held up to 1 MiB per request; beyond it
+//      the transfer pauses (stops reading the socket) until it was delivered
 //  [x] HttpRequest::timeout_ms as a deadline until the head (connect + send + head,
 //      redirect hops included) → ErrorCode::timeout; a streamed body is never cut by it
 //  [x] GET redirects (301/302/303/307/308) when follow_redirects: at most max_redirects
@@ -44,51 +44,49 @@
 //      never taken for the origin's head. The proxy's own credentials come only from the
 //      userinfo of its URL (http://user:pw@proxy:3128). A proxy that refuses the tunnel
 //      fails the request with ErrorCode::transport naming the proxy's refusal
-//  [x] abort(): no callback runs after it returned; the transfer is stopped on the I/O
-//      thread (its connection closed), without blocking the caller
+//  [x] abort(): no callback runs after it returned; the transfer is stopped by the loop's
+//      next turn (its connection closed), without blocking the caller
 //  [x] errors: ErrorCode::transport naming the method, the URL and what failed (refused,
 //      unresolvable host, TLS, a body cut short, a stalled upload, read idle timeout, the
 //      header caps) plus libcurl's own words; ErrorCode::aborted when the client itself is
 //      destroyed under a live request
-//  [x] no SIGPIPE: CURLOPT_NOSIGNAL, libcurl writes with MSG_NOSIGNAL, and SIGPIPE is
-//      blocked on the I/O thread as well; no process-wide signal change
+//  [x] no SIGPIPE: CURLOPT_NOSIGNAL, and libcurl sends with MSG_NOSIGNAL (TLS records too:
+//      7.88's OpenSSL filter writes through the same send); no process-wide signal change
 //  [x] sockets are opened close-on-exec (a spawned stdio server never inherits one)
 //  [ ] no proxy settings besides the environment (no per-server proxy in the config), no
 //      client certificates, no HTTP/2, no response decompression
 //
-// Why one curl multi on one thread: a multi handle owns one connection cache, so every
-// request reuses connections without any pool code here, and concurrent transfers still
-// get their own connections. One thread multiplexes every stream (idle SSE streams cost a
-// socket, not a thread), and abort is a message to that thread instead of interrupting a
-// blocked worker. The thread starts with the first request and ends with the client.
-// It sleeps in epoll_wait on the sockets libcurl names (CURLMOPT_SOCKETFUNCTION) and an
-// eventfd the loop thread writes to, and hands libcurl the socket that moved
-// (curl_multi_socket_action): an idle SSE stream is never looked at per request, and a
-// kept-alive connection stays in the epoll set between its requests (no epoll_ctl per
-// request). While that thread sleeps, send() starts the request itself on the loop thread
-// (taking libcurl over from the sleeping thread under a mutex): the request goes out
-// without a thread hop, and the I/O thread wakes only for the answer (or when a timer it
-// did not know about falls due). A small answer (Content-Length up to 64 KiB) is handed to
-// the loop in one post, head and body together, even when the server writes them apart.
-// Driving libcurl from the executor's own asio loop instead (its socket API, no thread)
-// was tried and measured slower here: a loopback keep-alive POST loop took 119-149 µs p50
-// against 69-122 µs for this design, runs alternating in the same hour (asio re-registers
-// libcurl's socket each time a connection goes back to the cache, and every libcurl timer
-// update is a timerfd call).
+// Why one curl multi on the executor's loop: a multi handle owns one connection cache, so
+// every request reuses connections without any pool code here, and concurrent transfers
+// still get their own connections. The loop multiplexes every stream (idle SSE streams cost
+// a socket, not a thread), and abort is a command for the loop's next turn. libcurl names
+// the sockets it waits for (CURLMOPT_SOCKETFUNCTION) and they go into one epoll set of the
+// client's, which the loop watches as one descriptor (asio registers it once): when a
+// socket moves, the loop hands libcurl that socket (curl_multi_socket_action) and delivers
+// what it read. An idle SSE stream is never looked at per request, and a kept-alive
+// connection stays in the set between its requests (no epoll_ctl per request). A request
+// goes out inside send(), and its answer is read by the thread that delivers it: a call
+// wakes one sleeping thread, not two. (An I/O thread of the client's used to run libcurl
+// and post answers to the loop: twice the wake-ups and context switches per call. An
+// earlier asio design registered every socket with asio, re-registering a connection each
+// time it went back to the cache, and set an asio timer on every libcurl timer update:
+// here the timer is re-armed only when something falls due earlier.) libcurl's work, TLS
+// handshakes included, runs on the loop: a handshake is a millisecond or two of its time.
 //
 // DNS caveat: curl resolves host names on short-lived resolver threads (getaddrinfo
 // cannot be interrupted, and libcurl waits for it when a transfer is removed mid-lookup).
 // An abort, a deadline or connect_timeout_ms during a lookup never blocks anything: the
 // request is reported at once and the transfer dropped once its lookup returned.
 // Destroying the client while a lookup runs waits for it (bounded by the system
-// resolver's timeout), so no thread outlives the client.
+// resolver's timeout), so no resolver thread outlives the client.
 //
 // Threading and lifetime: send(), abort() and the handles belong to the executor's loop
 // thread (as every core caller does). Destroying the client aborts every request, posts
-// on_complete(ErrorCode::aborted) to requests whose handle is still alive, closes every
-// connection and joins the I/O thread before it returns. Destroy it on the loop thread or
-// while the loop is not pumped. The executor must outlive the client; handles may outlive
-// it (their abort() then has nothing left to stop).
+// on_complete(ErrorCode::aborted) to requests whose handle is still alive and closes every
+// connection before it returns. Destroy it on the loop thread or while the loop is not
+// pumped. Transfers move only while the loop is pumped (run, run_until, or the executor's
+// background thread). The executor must outlive the client; handles may outlive it (their
+// abort() then has nothing left to stop).
 
 #include <cstddef>
 #include <cstdint>
@@ -150,12 +148,9 @@ class NativeHttpClient final : public HttpClient {
   Result<std::unique_ptr<HttpRequestHandle>> send(HttpRequest request,
                                                   HttpCallbacks callbacks) override;
 
-  // Requests not finished on the I/O thread yet (aborted ones until the I/O thread let go
-  // of them). For tests and status displays. Thread-safe.
+  // Requests the client has not let go of yet (aborted ones until the loop's next turn
+  // dropped them). For tests and status displays. Thread-safe.
   std::size_t in_flight() const;
-  // Threads the client runs: 1 once the first request started its I/O thread, else 0
-  // (libcurl's short-lived DNS resolver threads not counted). Thread-safe.
-  std::size_t thread_count() const;
 
  private:
   struct Impl;
