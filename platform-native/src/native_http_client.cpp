@@ -1082,13 +1082,23 @@ struct NativeHttpClient::Impl {
     bool stopping = false;
     for (Command& command : hub->take(stopping)) run_command(command, stopping);
     if (stopping) return;
-    // The wait first, then the drain: asio's watch on the set is edge-triggered, so an
-    // event between a drain and the next wait would otherwise go unnoticed.
+    // The wait first, then the drain: asio's watch on the set is edge-triggered, and the set
+    // signals the loop only when a socket gets new readiness. So the drain runs until the
+    // set has nothing ready (libcurl reads a bounded amount per call: a socket can stay
+    // readable), and an event between a drain and the next wait is not missed.
     arm_poller();
     constexpr int kMaxEvents = 32;
+    constexpr int kMaxRounds = 64;  // then the rest in a turn of its own, after other work
     epoll_event events[kMaxEvents];
-    for (int round = 0; round < 64; ++round) {
+    for (int round = 0;; ++round) {
       const int n = ::epoll_wait(epoll_fd, events, kMaxEvents, 0);
+      if (n <= 0) break;
+      if (round == kMaxRounds) {
+        executor.post([this, life = std::weak_ptr<int>(alive)] {
+          if (!life.expired()) turn();
+        });
+        break;
+      }
       for (int i = 0; i < n; ++i) {
         const int fd = events[i].data.fd;
         if (fd == wake_fd_in_set) {
@@ -1103,7 +1113,6 @@ struct NativeHttpClient::Impl {
         }
       }
       collect_finished();
-      if (n < kMaxEvents) break;
     }
     SteadyClock::time_point now;
     arm_timer(upkeep(now));
