@@ -1076,7 +1076,7 @@ struct NativeHttpClient::Impl {
 
   // Everything libcurl needs now: the queued commands (aborts and resumes from handles),
   // the sockets that moved, the due timeouts and the finished transfers; then the waits
-  // for what comes next. Runs when the epoll set stirs, when the timer fires, and in send().
+  // for what comes next. Runs when the epoll set stirs and when the timer fires.
   void turn() {
     if (!hub) return;
     bool stopping = false;
@@ -1114,6 +1114,14 @@ struct NativeHttpClient::Impl {
       }
       collect_finished();
     }
+    settle();
+  }
+
+  // After a turn, or a request started in send(): the upkeep, and the waits for what
+  // comes next (the set's watch is armed already when nothing happened since the last turn,
+  // and asio re-checks an edge-triggered descriptor when a wait is queued on it).
+  void settle() {
+    arm_poller();
     SteadyClock::time_point now;
     arm_timer(upkeep(now));
   }
@@ -1324,12 +1332,12 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
   auto transfer = std::make_unique<Transfer>(state, impl_->options, *impl_->watcher);
   if (std::optional<Error> e = transfer->init()) return std::move(*e);
 
-  // Started here: the request goes out now (or its failure is posted), and the turn
-  // sets up the waits for its answer.
+  // Started here: the request goes out now (or its failure is posted), then the waits for
+  // its answer.
   ++impl_->hub->in_flight;
   Command start{Command::Kind::start, state, std::move(transfer)};
   impl_->run_command(start, false);
-  impl_->turn();
+  impl_->settle();
 
   if (timeout_ms > 0) {
     std::weak_ptr<RequestState> weak = state;
