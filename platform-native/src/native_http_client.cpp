@@ -468,14 +468,49 @@ class NativeRequestHandle final : public HttpRequestHandle {
   std::shared_ptr<RequestState> state_;
 };
 
+// Easy handles of finished transfers, reset (curl_easy_reset: every option back to its
+// default) and kept for the next requests: a handle and its buffers (libcurl's 16 KiB read
+// buffer, and 64 KiB for uploads once a request sent a body) are allocated once, not per
+// request. At most kMaxIdle are kept. Loop thread only.
+class EasyPool {
+ public:
+  EasyPool() = default;
+  EasyPool(const EasyPool&) = delete;
+  EasyPool& operator=(const EasyPool&) = delete;
+  ~EasyPool() {
+    for (CURL* easy : idle_) curl_easy_cleanup(easy);
+  }
+
+  CURL* take() {
+    if (idle_.empty()) return curl_easy_init();
+    CURL* easy = idle_.back();
+    idle_.pop_back();
+    return easy;
+  }
+  // `easy` is in no multi.
+  void give(CURL* easy) {
+    if (idle_.size() >= kMaxIdle) {
+      curl_easy_cleanup(easy);
+      return;
+    }
+    curl_easy_reset(easy);
+    idle_.push_back(easy);
+  }
+
+ private:
+  static constexpr std::size_t kMaxIdle = 8;
+  std::vector<CURL*> idle_;
+};
+
 // libcurl's side of one request: its easy handle, across redirect hops.
 class Transfer {
  public:
   Transfer(std::shared_ptr<RequestState> state, const NativeHttpClientOptions& options,
-           SocketWatcher& watcher)
+           SocketWatcher& watcher, EasyPool& pool)
       : state_(std::move(state)),
         options_(options),
         watcher_(watcher),
+        pool_(pool),
         url_(state_->request().url),
         parsed_(state_->url()),
         follow_(state_->request().follow_redirects && state_->request().method == "GET"),
@@ -483,8 +518,9 @@ class Transfer {
                                            options.max_response_header_bytes}) {
     error_buffer_[0] = '\0';
   }
+  // Out of the multi by now (Impl::drop and finish remove it first).
   ~Transfer() {
-    if (easy_ != nullptr) curl_easy_cleanup(easy_);
+    if (easy_ != nullptr) pool_.give(easy_);
     curl_slist_free_all(headers_);
   }
   Transfer(const Transfer&) = delete;
@@ -493,7 +529,7 @@ class Transfer {
   // Creates and configures the easy handle (in send()). An error names what
   // libcurl refused.
   std::optional<Error> init() {
-    easy_ = curl_easy_init();
+    easy_ = pool_.take();
     if (easy_ == nullptr) return setup_error("curl_easy_init failed");
     CURLcode rc = configure_constant();
     if (rc == CURLE_OK) rc = configure_hop();
@@ -929,6 +965,7 @@ class Transfer {
   const std::shared_ptr<RequestState> state_;
   const NativeHttpClientOptions& options_;
   SocketWatcher& watcher_;
+  EasyPool& pool_;
   CURL* easy_ = nullptr;
   curl_slist* headers_ = nullptr;
   std::string url_;       // this hop's URL as the core wrote it (final_url)
@@ -974,6 +1011,7 @@ struct NativeHttpClient::Impl {
   int wake_fd = -1;  // owned by the hub once it exists
   int wake_fd_in_set = -1;  // its number, for turn() to recognise
   std::unique_ptr<SocketWatcher> watcher;
+  EasyPool easy_pool;  // before `transfers`: their handles go back to it as they go
 
   // The loop's watch on the epoll set (one registration for every socket libcurl names)
   // and on the next time something is due. Their handlers check `alive` first: a wait
@@ -1329,7 +1367,8 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
   const std::int64_t timeout_ms = request.timeout_ms;
   auto state = std::make_shared<RequestState>(impl_->executor, std::move(request), std::move(*url),
                                               std::move(callbacks), impl_->hub);
-  auto transfer = std::make_unique<Transfer>(state, impl_->options, *impl_->watcher);
+  auto transfer =
+      std::make_unique<Transfer>(state, impl_->options, *impl_->watcher, impl_->easy_pool);
   if (std::optional<Error> e = transfer->init()) return std::move(*e);
 
   // Started here: the request goes out now (or its failure is posted), then the waits for
