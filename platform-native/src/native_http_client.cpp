@@ -350,8 +350,8 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   // The final head arrived: post it. False when the deadline or an abort got there first
   // (the transfer then stops). A head announcing a small body (Content-Length up to
   // kHeldBodyBytes) waits for that body and goes with it: the server computed the body
-  // before it could send its length, so it is on its way, and the loop wakes once per
-  // answer instead of twice when the server writes head and body apart. The transfer's
+  // before it could send its length, so it is on its way, and the caller gets the answer
+  // in one delivery even when the server writes head and body apart. The transfer's
   // end (or failure) posts whatever is held.
   bool post_head(HttpResponseHead head) {
     if (stop_requested()) return false;
@@ -1171,7 +1171,9 @@ struct NativeHttpClient::Impl {
                       [this, life = std::weak_ptr<int>(alive)](const boost::system::error_code& ec) {
                         if (life.expired()) return;
                         polling = false;
-                        if (ec == boost::asio::error::operation_aborted) return;
+                        // Only a closed set fails a wait (the client's destruction): no retry,
+                        // which would spin.
+                        if (ec) return;
                         turn();
                       });
   }
