@@ -928,7 +928,7 @@ std::size_t close_wait_sockets_to(int port) {
   return n;
 }
 
-// The I/O thread keeps a cached connection's socket in its epoll set while it is idle; a
+// The client keeps a cached connection's socket in its epoll set while it is idle; a
 // server that closes it then (no "Connection: close": the client thought it reusable) makes
 // it stir unwatched. It must leave the set, and the next request must get a fresh
 // connection (whose socket may well have the same number) and its answer.
@@ -944,8 +944,8 @@ TEST_F(NativeHttpClientTest, AnIdleConnectionTheServerClosesIsReplacedForTheNext
     ASSERT_TRUE(rec.done->ok()) << "request " << i << ": " << rec.done->error();
     EXPECT_EQ(rec.body, "{}");
     // Every other time, the next request goes out only once the server's FIN has reached
-    // the idle connection (its socket in CLOSE_WAIT): the I/O thread sees that event
-    // before the request's command. Otherwise the two race.
+    // the idle connection (its socket in CLOSE_WAIT): a turn of the loop sees that event
+    // before the request is sent. Otherwise the request meets it first.
     if (i % 2 == 0) {
       EXPECT_TRUE(poll_until(ex_, [&] { return close_wait_sockets_to(raw.port()) == 1; }));
     }
@@ -1019,7 +1019,7 @@ TEST_F(NativeHttpClientTest, IdleConnectionsBeyondTheLimitAreClosed) {
     gates[i].open();
     ASSERT_TRUE(wait_done(held[i]));
     ASSERT_TRUE(held[i].done->ok()) << held[i].done->error();
-    // The I/O thread let go of it (its connection went back to the cache) before the next.
+    // The client let go of it (its connection went back to the cache) before the next.
     ASSERT_TRUE(poll_until(ex_, [&] { return client_->in_flight() == std::size_t(3 - i); }));
   }
   // Two at once (both held until the server has both): one takes the single idle
