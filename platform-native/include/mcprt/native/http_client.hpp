@@ -58,8 +58,9 @@
 //
 // Why one curl multi on the executor's loop: a multi handle owns one connection cache, so
 // every request reuses connections without pool code here (only finished requests' easy
-// handles are kept for reuse), and concurrent transfers still get their own connections. The loop multiplexes every stream (idle SSE streams cost
-// a socket, not a thread), and abort is a command for the loop's next turn. libcurl names
+// handles are kept for reuse), and concurrent transfers still get their own connections.
+// The loop multiplexes every stream (idle SSE streams cost a socket, not a thread), and
+// abort is a command for the loop's next turn. libcurl names
 // the sockets it waits for (CURLMOPT_SOCKETFUNCTION) and they go into one epoll set of the
 // client's, which the loop watches as one descriptor (asio registers it once): when a
 // socket moves, the loop hands libcurl that socket (curl_multi_socket_action) and delivers
