@@ -60,19 +60,19 @@
 // every request reuses connections without pool code here (only finished requests' easy
 // handles are kept for reuse), and concurrent transfers still get their own connections.
 // The loop multiplexes every stream (idle SSE streams cost a socket, not a thread), and
-// abort is a command for the loop's next turn. libcurl names
-// the sockets it waits for (CURLMOPT_SOCKETFUNCTION) and they go into one epoll set of the
-// client's, which the loop watches as one descriptor (asio registers it once): when a
-// socket moves, the loop hands libcurl that socket (curl_multi_socket_action) and delivers
-// what it read. An idle SSE stream is never looked at per request, and a kept-alive
-// connection stays in the set between its requests (no epoll_ctl per request). A request
-// goes out inside send(), and its answer is read by the thread that delivers it: a call
-// wakes one sleeping thread, not two. (An I/O thread of the client's used to run libcurl
-// and post answers to the loop: twice the wake-ups and context switches per call. An
-// earlier asio design registered every socket with asio, re-registering a connection each
-// time it went back to the cache, and set an asio timer on every libcurl timer update:
-// here the timer is re-armed only when something falls due earlier.) libcurl's work, TLS
-// handshakes included, runs on the loop: a handshake is a millisecond or two of its time.
+// abort is a command for the loop's next turn. libcurl names the sockets it waits for
+// (CURLMOPT_SOCKETFUNCTION) and they go into one epoll set of the client's, which the loop
+// watches as one descriptor (asio registers it once): when a socket moves, the loop hands
+// libcurl that socket (curl_multi_socket_action) and delivers what it read. An idle SSE
+// stream is never looked at per request, and a kept-alive connection stays in the set
+// between its requests (no epoll_ctl per request). A request goes out inside send(), and
+// its answer is read by the thread that delivers it: a call wakes one sleeping thread, not
+// two. (An I/O thread of the client's used to run libcurl and post answers to the loop:
+// twice the wake-ups and context switches per call. An earlier asio design registered every
+// socket with asio, re-registering a connection each time it went back to the cache, and
+// set an asio timer on every libcurl timer update: here the timer is re-armed only when
+// something falls due earlier.) libcurl's work, TLS handshakes included, runs on the loop:
+// a handshake is a millisecond or two of its time.
 //
 // DNS caveat: curl resolves host names on short-lived resolver threads (getaddrinfo
 // cannot be interrupted, and libcurl waits for it when a transfer is removed mid-lookup).
