@@ -884,7 +884,7 @@ struct HttplibSession {
 // The same session by libcurl's easy interface: one handle reused for every POST (libcurl
 // keeps the connection), curl_easy_perform on this thread. Set up as NativeHttpClient sets
 // up its handles where that changes the wire (TCP_NODELAY is libcurl's default), so
-// mcprt / this is what mcprt's threads and layers add to libcurl itself.
+// mcprt / this is what mcprt's layers add to libcurl itself.
 struct CurlEasySession {
   explicit CurlEasySession(std::string url) : url(std::move(url)) {}
   ~CurlEasySession() {
