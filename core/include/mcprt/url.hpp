@@ -66,6 +66,8 @@ std::optional<std::string> resolve_url(std::string_view base, std::string_view r
 
 // True when both parse and share scheme, host and (effective) port.
 bool same_origin(std::string_view a, std::string_view b);
+// The same for URLs already parsed.
+bool same_origin(const Url& a, const Url& b);
 
 // Appends `text` to `out`, writing every byte that `keep(byte, index)` rejects as %XX
 // (upper-case hex). The one percent-encoder behind URIs, request targets, cache keys and

@@ -82,7 +82,8 @@ HttpConnection::HttpConnection(Executor& executor, HttpClient& client,
       prefix_(options_.server_name.empty() ? std::string()
                                            : "Server \"" + options_.server_name + "\": "),
       logger_(options_.logger ? options_.logger : &null_logger_),
-      config_has_authorization_(options_.headers.has("Authorization")) {}
+      config_has_authorization_(options_.headers.has("Authorization")),
+      origin_url_(parse_http_url(options_.url)) {}
 
 Error HttpConnection::named(Error e) const {
   if (!prefix_.empty() && e.message.compare(0, prefix_.size(), prefix_) != 0) {
@@ -93,8 +94,12 @@ Error HttpConnection::named(Error e) const {
 
 bool HttpConnection::credentials_allowed_for(std::string_view url) const {
   // Whatever headerPolicy says: origin_locked only changes how header values are
-  // resolved (no !cmd, no env names), never where they may go.
-  return same_origin(url, options_.url);
+  // resolved (no !cmd, no env names), never where they may go. Most URLs asked about are
+  // the configured one itself: no parse for those.
+  if (!origin_url_) return false;
+  if (url == options_.url) return true;
+  const std::optional<Url> parsed = parse_http_url(url);
+  return parsed && same_origin(*parsed, *origin_url_);
 }
 
 bool HttpConnection::is_origin_bound(std::string_view header_name) const {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "mcprt/http_transport.hpp"
+#include "mcprt/url.hpp"
 
 namespace mcprt::detail {
 
@@ -87,6 +88,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   NullLogger null_logger_;
   Logger* logger_;
   bool config_has_authorization_ = false;
+  // options_.url, parsed once: every request asks whether its URL shares this origin.
+  std::optional<Url> origin_url_;
 
   TokenState token_state_ = TokenState::unknown;
   std::string token_;

@@ -709,7 +709,11 @@ std::optional<std::string> resolve_url(std::string_view base_text, std::string_v
 bool same_origin(std::string_view a, std::string_view b) {
   const std::optional<Url> ua = parse_http_url(a);
   const std::optional<Url> ub = parse_http_url(b);
-  return ua && ub && ua->scheme == ub->scheme && ua->host == ub->host && ua->port == ub->port;
+  return ua && ub && same_origin(*ua, *ub);
+}
+
+bool same_origin(const Url& a, const Url& b) {
+  return a.scheme == b.scheme && a.host == b.host && a.port == b.port;
 }
 
 std::string form_decode(std::string_view component) {
