@@ -5,14 +5,15 @@
 //  - NativeRequestHandle: the caller's handle; abort() and its destructor stop the request.
 //  - RequestState (shared): the caller's side — callbacks, the timeout_ms deadline, the
 //    "no callback after abort()" rule — and what the transfer hands over to it (the head
-//    claim; the head, body and completion not delivered yet, flushed in one post).
+//    claim; the head, body and completion not delivered yet, flushed in one go).
 //  - Transfer: libcurl's side — the curl easy handle, the head reader with its caps,
 //    redirect hops, the watchdog. Built in send(), owned by Impl::transfers once started.
 //
 // Everything runs on the executor's loop thread: send(), the handles, and the turns
 // (Impl::turn) that hand libcurl the sockets that moved, run its timeouts and collect what
 // finished. libcurl's callbacks only buffer into the RequestState; the caller's callbacks
-// run from a posted flush, never inside libcurl or send(). A handle reaches the client
+// run when the turn ends (Hub::deliver), or from a posted delivery after send() and the
+// shutdown, never inside libcurl or send(). A handle reaches the client
 // only through the Hub (commands and an eventfd that makes the loop run a turn), which
 // outlives the client. Hub::in_flight is the one thing read from other threads.
 
@@ -162,6 +163,22 @@ class Hub {
     return std::exchange(wake_fd_, -1);
   }
 
+  // Requests with something to deliver (RequestState::flush), in the order they first got
+  // it. A turn the loop runs delivers them as it ends; a send() or the shutdown, which must
+  // not run the caller's callbacks, posts one delivery (post_delivery).
+  void queue_delivery(std::shared_ptr<RequestState> state) { ready_.push_back(std::move(state)); }
+  // Runs every queued flush (defined after RequestState). Touches nothing but the hub and
+  // the requests: a callback may destroy the client.
+  void deliver();
+  // Queues a deliver() on `executor` unless nothing waits or one is queued already.
+  static void post_delivery(const std::shared_ptr<Hub>& hub, Executor& executor) {
+    if (hub->ready_.empty() || std::exchange(hub->delivery_posted_, true)) return;
+    executor.post([hub] {
+      hub->delivery_posted_ = false;
+      hub->deliver();
+    });
+  }
+
   std::atomic<std::size_t> in_flight{0};  // read by in_flight() from any thread
 
  private:
@@ -174,6 +191,8 @@ class Hub {
   int wake_fd_;
   bool stopping_ = false;
   std::vector<Command> commands_;
+  std::vector<std::shared_ptr<RequestState>> ready_;
+  bool delivery_posted_ = false;
 };
 
 // The client's epoll set: libcurl says which sockets it waits for (CURLMOPT_SOCKETFUNCTION)
@@ -311,8 +330,8 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   }
 
   // Delivers what the transfer handed over since the last flush, in order: the head,
-  // every body byte as one chunk, the completion. One posted closure per batch, run after
-  // the turn that read them (never inside libcurl or send()).
+  // every body byte as one chunk, the completion. Once per batch, at the end of the turn
+  // that read them (never inside libcurl or send()).
   void flush() {
     std::optional<HttpResponseHead> head;
     std::string bytes;
@@ -417,7 +436,7 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   // One flush queued at a time: what arrives before it runs goes with it.
   void post_flush() {
     if (std::exchange(flush_posted_, true)) return;
-    executor_.post([self = shared_from_this()] { self->flush(); });
+    hub_->queue_delivery(shared_from_this());
   }
 
   template <class Fn, class Arg>
@@ -457,6 +476,11 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   bool paused_ = false;  // the transfer is paused until the next flush
   std::size_t hold_until_ = 0;  // the head waits until the body has this many bytes
 };
+
+void Hub::deliver() {
+  // Taken whole first: a flush may queue more (a callback's own send() posts for those).
+  for (const std::shared_ptr<RequestState>& state : std::exchange(ready_, {})) state->flush();
+}
 
 class NativeRequestHandle final : public HttpRequestHandle {
  public:
@@ -745,7 +769,7 @@ class Transfer {
   CURLcode configure_hop() {
     const HttpRequest& request = state_->request();
     curl_url_ = curl_url_for(parsed_);
-    const bool leaves_origin = !same_origin(url_, request.url);
+    const bool leaves_origin = !same_origin(parsed_, state_->url());
     curl_slist_free_all(std::exchange(headers_, nullptr));
     bool ok = true;
     auto add = [&](const std::string& line) {
@@ -1108,6 +1132,8 @@ struct NativeHttpClient::Impl {
     }
     if (wake_fd >= 0) ::close(std::exchange(wake_fd, -1));
     if (epoll_fd >= 0) ::close(std::exchange(epoll_fd, -1));
+    // The shutdown's own answers (and anything a turn left) reach their callers later.
+    if (hub) Hub::post_delivery(hub, executor);
   }
 
   // --- one turn, on the loop thread ----------------------------------------------------
@@ -1119,45 +1145,43 @@ struct NativeHttpClient::Impl {
     if (!hub) return;
     bool stopping = false;
     for (Command& command : hub->take(stopping)) run_command(command, stopping);
-    if (stopping) return;
-    // The wait first, then the drain: asio's watch on the set is edge-triggered, and the set
-    // signals the loop only when a socket gets new readiness. So the drain runs until the
-    // set has nothing ready (libcurl reads a bounded amount per call: a socket can stay
-    // readable), and an event between a drain and the next wait is not missed.
-    arm_poller();
-    constexpr int kMaxEvents = 32;
-    constexpr int kMaxRounds = 64;  // then the rest in a turn of its own, after other work
-    epoll_event events[kMaxEvents];
-    for (int round = 0;; ++round) {
-      const int n = ::epoll_wait(epoll_fd, events, kMaxEvents, 0);
-      if (n <= 0) break;
-      if (round == kMaxRounds) {
-        executor.post([this, life = std::weak_ptr<int>(alive)] {
-          if (!life.expired()) turn();
-        });
-        break;
-      }
-      for (int i = 0; i < n; ++i) {
-        const int fd = events[i].data.fd;
-        if (fd == wake_fd_in_set) {
-          std::uint64_t count = 0;
-          [[maybe_unused]] const ssize_t r = ::read(fd, &count, sizeof count);
-          for (Command& command : hub->take(stopping)) run_command(command, stopping);
-          continue;
-        }
-        if (const int bits = watcher->ready(fd, events[i].events); bits != 0) {
-          int running = 0;
-          curl_multi_socket_action(multi, fd, bits, &running);
-        }
-      }
-      collect_finished();
+    if (stopping) {
+      Hub::post_delivery(hub, executor);
+      return;
     }
+    // One look at the set per turn. asio's watch on the set is edge-triggered, and queuing
+    // the wait again (settle) re-checks the set (asio 1.74 re-arms the descriptor with
+    // EPOLL_CTL_MOD, and the kernel reports a set that is still readable at once). So what
+    // this turn leaves ready (more than kMaxEvents sockets, a socket libcurl did not read to
+    // the end) starts the next turn, after the loop's other work, and an event after the
+    // look below is not missed.
+    constexpr int kMaxEvents = 32;
+    epoll_event events[kMaxEvents];
+    const int n = ::epoll_wait(epoll_fd, events, kMaxEvents, 0);
+    for (int i = 0; i < n; ++i) {
+      const int fd = events[i].data.fd;
+      if (fd == wake_fd_in_set) {
+        std::uint64_t count = 0;
+        [[maybe_unused]] const ssize_t r = ::read(fd, &count, sizeof count);
+        for (Command& command : hub->take(stopping)) run_command(command, stopping);
+        continue;
+      }
+      if (const int bits = watcher->ready(fd, events[i].events); bits != 0) {
+        int running = 0;
+        curl_multi_socket_action(multi, fd, bits, &running);
+      }
+    }
+    collect_finished();
     settle();
+    // What the turn read reaches the callers now, at the end of the loop's handler: not
+    // inside libcurl, and without a posted closure (and the loop's extra wake-up) per
+    // response. Last: a callback may destroy the client.
+    hub->deliver();
   }
 
   // After a turn, or a request started in send(): the upkeep, and the waits for what
-  // comes next (the set's watch is armed already when nothing happened since the last turn,
-  // and asio re-checks an edge-triggered descriptor when a wait is queued on it).
+  // comes next (the set's watch stays queued when no turn ran since it was armed; queuing
+  // it re-checks the set, see turn()).
   void settle() {
     arm_poller();
     SteadyClock::time_point now;
@@ -1379,6 +1403,8 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
   Command start{Command::Kind::start, state, std::move(transfer)};
   impl_->run_command(start, false);
   impl_->settle();
+  // Anything already known (a failure to start) is delivered later, never inside send().
+  Hub::post_delivery(impl_->hub, impl_->executor);
 
   if (timeout_ms > 0) {
     std::weak_ptr<RequestState> weak = state;

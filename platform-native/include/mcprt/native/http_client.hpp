@@ -7,7 +7,9 @@
 //  [x] http:// and https:// (OpenSSL; certificates verified against the system CA store, or
 //      the CA file/dir in the options; host name checked), HTTP/1.1
 //  [x] the seam's callback sequence — head once, body chunks as they arrive, complete once
-//      — posted to the executor; no callback ever runs inside libcurl or inside send()
+//      — run by the executor's loop at the end of the turn that read them (or posted, for
+//      what send() or the destructor already knows); no callback ever runs inside libcurl
+//      or inside send()
 //  [x] keep-alive: one connection cache for every request of the client, so requests to an
 //      origin reuse an idle connection; at most max_idle_connections idle ones are kept, and
 //      an idle one older than idle_connection_timeout_ms is closed, not reused
