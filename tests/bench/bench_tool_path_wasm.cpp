@@ -6,6 +6,7 @@
 //   const at = m._malloc(bytes.length); m.HEAPU8.set(bytes, at);   // as a fetch body arrives
 //   m.toolPathRun(at, bytes.length);   // → how many tools are registered (-1: not a listing)
 //   m._free(at); m.toolPathClear();    // frees the set, outside the timed part
+//   m.toolPathParse(at, bytes.length); // the parse alone (parse_untrusted_json): tools listed
 #include <emscripten/bind.h>
 
 #include <cstddef>
@@ -37,9 +38,22 @@ int tool_path_run(std::uintptr_t bytes, int size) {
 
 void tool_path_clear() { bench().set.reset(); }
 
+// The parse alone, the message freed before it returns (as the native benchmark's
+// parse_ms): how many tools the answer lists (-1: not a listing).
+int tool_path_parse(std::uintptr_t bytes, int size) {
+  auto message = mcprt::detail::parse_untrusted_json(
+      std::string_view(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(size)));
+  if (!message.ok()) return -1;
+  auto result = message->find("result");
+  if (result == message->end() || !result->is_object()) return -1;
+  auto tools = result->find("tools");
+  return tools != result->end() && tools->is_array() ? static_cast<int>(tools->size()) : -1;
+}
+
 }  // namespace
 
 EMSCRIPTEN_BINDINGS(mcprt_bench_tool_path) {
   emscripten::function("toolPathRun", &tool_path_run);
   emscripten::function("toolPathClear", &tool_path_clear);
+  emscripten::function("toolPathParse", &tool_path_parse);
 }
