@@ -387,6 +387,10 @@ int run_rss_runtime(const Args& a) {
   std::ofstream(o.config_file) << R"({"mcpServers":{}})";
   o.cache_dir = (dir / "cache").string();
   o.log.level = mcprt::LogLevel::error;
+  // Every tool registered, whatever the count: with tool search on its default (automatic,
+  // active over 30 tools) the registry would hold only mcp_tool_search past the first
+  // servers, and the slope would leave out what registering a tool costs.
+  o.tool_search.mode = mcprt::ToolSearchMode::off;
   mcprt::native::NativeHost host(std::move(o));
   host.load(kWaitLimit);
   auto manager = std::make_shared<mcprt::McpManager>(host.services(), mcprt::ManagerOptions{});
