@@ -851,7 +851,7 @@ class Transfer {
     phase_ = Phase::body;
     HttpResponseHead head;
     head.status = status;
-    head.headers = reader_.headers();
+    head.headers = reader_.take_headers();
     head.final_url = url_;
     return state_->post_head(std::move(head));
   }
@@ -1036,6 +1036,10 @@ struct NativeHttpClient::Impl {
   int wake_fd_in_set = -1;  // its number, for turn() to recognise
   std::unique_ptr<SocketWatcher> watcher;
   EasyPool easy_pool;  // before `transfers`: their handles go back to it as they go
+  // The last URL send() parsed, and its parse: a transport sends every request to the same
+  // URL, and a parse is a dozen allocations.
+  std::string last_url_text;
+  std::optional<Url> last_url;
 
   // The loop's watch on the epoll set (one registration for every socket libcurl names)
   // and on the next time something is due. Their handlers check `alive` first: a wait
@@ -1370,7 +1374,16 @@ NativeHttpClient::~NativeHttpClient() { impl_->shut_down(); }
 
 Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest request,
                                                                   HttpCallbacks callbacks) {
-  std::optional<Url> url = parse_http_url(request.url);
+  std::optional<Url> url;
+  if (impl_->last_url && request.url == impl_->last_url_text) {
+    url = impl_->last_url;
+  } else {
+    url = parse_http_url(request.url);
+    if (url) {
+      impl_->last_url_text = request.url;
+      impl_->last_url = url;
+    }
+  }
   if (!url) {
     return Error::make(ErrorCode::invalid_argument,
                        "not an absolute http:// or https:// URL: \"" + request.url + "\"",

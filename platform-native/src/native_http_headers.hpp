@@ -21,6 +21,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "mcprt/platform/http_client.hpp"
 
@@ -62,6 +63,8 @@ class ResponseHeadReader {
   // The final head's status code (0 until it arrived) and its fields, in wire order.
   int status() const { return status_; }
   const HttpHeaders& headers() const { return headers_; }
+  // The final head's fields, moved out to the caller (headers() is empty afterwards).
+  HttpHeaders take_headers() { return std::move(headers_); }
 
   Failure failure() const { return failure_; }
   // A sentence for the error message: "the response head has more than 256 header

@@ -312,9 +312,11 @@ void HttpCall::on_head(const HttpResponseHead& head) {
   answered_url_ = url_;
   if (status_ >= 200 && status_ < 300) {
     mode_ = Mode::streaming;
-    HttpResponseHead h = head;
+    if (!events_.on_head) return;
+    if (head.final_url == url_) return events_.on_head(head);
+    HttpResponseHead h = head;  // a platform that reports no final URL
     h.final_url = url_;
-    if (events_.on_head) events_.on_head(h);
+    events_.on_head(h);
     return;
   }
 

@@ -95,7 +95,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
 
   struct Post {
     std::uint64_t seq = 0;
-    json message;
+    std::string body;  // the message as sent (kept for a re-send)
     RpcKind kind = RpcKind::other;
     json id;                // request / response id
     std::string id_key;     // requests only
@@ -301,12 +301,8 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   void post_message(const json& message, bool session_retry_used, bool internal,
                     const SendOptions& send = {}) {
     auto post = std::make_shared<Post>();
-    post->seq = next_seq_++;
-    post->message = message;
     post->send = send;
     post->kind = rpc_kind(message);
-    post->session_retry_used = session_retry_used;
-    post->internal = internal;
     if (post->kind == RpcKind::request || post->kind == RpcKind::response) {
       post->id = message["id"];
     }
@@ -325,6 +321,30 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       post->is_initialized = true;
       if (!internal) initialized_notification_ = message;
     }
+    // replace: a string with invalid UTF-8 must not make dump() throw.
+    post->body = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    start_post(std::move(post), session_retry_used, internal);
+  }
+
+  // A new POST of what `old` sent (its text, not its message: nothing is parsed or copied
+  // again), for a re-send once the session changed.
+  static std::shared_ptr<Post> resend_of(const Post& old) {
+    auto post = std::make_shared<Post>();
+    post->body = old.body;
+    post->kind = old.kind;
+    post->id = old.id;
+    post->id_key = old.id_key;
+    post->is_initialize = old.is_initialize;
+    post->is_initialized = old.is_initialized;
+    post->send = old.send;
+    return post;
+  }
+
+  // Sends a Post that post_message or resend_of prepared.
+  void start_post(std::shared_ptr<Post> post, bool session_retry_used, bool internal) {
+    post->seq = next_seq_++;
+    post->session_retry_used = session_retry_used;
+    post->internal = internal;
     posts_[post->seq] = post;
 
     std::weak_ptr<StreamableState> weak = weak_from_this();
@@ -365,10 +385,8 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       auto p = wpost.lock();
       if (self && p) self->on_post_failure(p, f);
     };
-    // replace: a string with invalid UTF-8 must not make dump() throw.
-    std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
-    HttpCall::Spec spec{"POST", conn_->options().url, std::move(body), 0, true};
-    if (send.stateless) spec.max_error_body = kModernErrorBodyBytes;
+    HttpCall::Spec spec{"POST", conn_->options().url, post->body, 0, true};
+    if (post->send.stateless) spec.max_error_body = kModernErrorBodyBytes;
     post->call = HttpCall::start(conn_, std::move(spec), std::move(events));
   }
 
@@ -450,7 +468,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
         // It went out with a session that a re-initialize has replaced since: send it once
         // more with the new one (no second replay).
         posts_.erase(post->seq);
-        post_message(post->message, /*session_retry_used=*/true, /*internal=*/false, post->send);
+        start_post(resend_of(*post), /*session_retry_used=*/true, /*internal=*/false);
       } else {
         expire_session(post);
       }
@@ -918,7 +936,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // `post` met the 404 of an expired session: it goes out once more after the replay.
   void join_replay(const std::shared_ptr<Post>& post) {
     posts_.erase(post->seq);
-    expired_.push_back({post->message, post->send});
+    expired_.push_back(resend_of(*post));
   }
 
   // The client cancelled a request whose POST met the 404: the server never saw it, so it
@@ -927,7 +945,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     const std::optional<std::string> key = cancelled_request_key(message);
     if (!key) return;
     for (auto it = expired_.begin(); it != expired_.end(); ++it) {
-      if (rpc_kind(it->message) == RpcKind::request && rpc_id_key(it->message["id"]) == key) {
+      if ((*it)->kind == RpcKind::request && (*it)->id_key == *key) {
         expired_.erase(it);
         return;
       }
@@ -962,13 +980,13 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   void complete_reinitialize() {
     reinitializing_ = false;
     reinit_timer_.reset();
-    std::vector<Outgoing> expired;
+    std::vector<std::shared_ptr<Post>> expired;
     expired.swap(expired_);
     std::vector<Outgoing> outbox;
     outbox.swap(outbox_);
-    for (const Outgoing& m : expired) {
+    for (std::shared_ptr<Post>& post : expired) {
       if (!live()) return;
-      post_message(m.message, /*session_retry_used=*/true, false, m.send);
+      start_post(std::move(post), /*session_retry_used=*/true, /*internal=*/false);
     }
     for (const Outgoing& m : outbox) {
       if (!live()) return;
@@ -1110,7 +1128,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // The server has answered a GET stream request 2xx: it has the route, so a 404 there is
   // about the session (a server without a GET route may answer 404 instead of 405).
   bool get_route_seen_ = false;
-  std::vector<Outgoing> expired_;  // messages that met the 404, re-sent after re-initializing
+  std::vector<std::shared_ptr<Post>> expired_;  // POSTs that met the 404, re-sent after re-initializing
   std::vector<Outgoing> outbox_;   // messages sent while re-initializing
   // Calls made before the first GET stream was answered (holds_for_get_stream).
   bool get_settled_ = false;
