@@ -20,13 +20,13 @@
 // one reused handle: what libcurl itself costs, without mcprt's layers). `--time-wait N`
 // then makes N more mcprt calls and counts TIME-WAIT sockets.
 //
-// Per call, for every stdio runner of the sequential run: the syscalls and heap
+// Per call, for every runner of the sequential runs: the syscalls (stdio) and heap
 // allocations of this (the client's) thread, counted around each measured block
 // (bench_counters.hpp: a perf counter on raw_syscalls:sys_enter, and malloc replaced by a
 // counting wrapper in this binary only). The echo child and the servers are not counted.
 //
-// `--trace-allocations`: one more mcprt call after the measurement, with a backtrace of each
-// of its allocations on stderr (bench_counters.hpp says how to name the frames).
+// `--trace-allocations`: one more mcprt call after each measurement (stdio, HTTP), with a
+// backtrace of each of its allocations on stderr (bench_counters.hpp says how to name the frames).
 //
 // Output: a table on stdout, and every number as one JSON line (stdout's last line and,
 // with --json FILE, that file).
@@ -553,6 +553,16 @@ bool call_once(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s, std::
   return true;
 }
 
+// --trace-allocations: one more call with a backtrace of each of its allocations on stderr.
+bool trace_one_call(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s, std::string& err) {
+  if (!bench::allocations_counted()) return true;
+  std::fprintf(stderr, "mcprt_bench_roundtrip: the allocations of one more mcprt call:\n");
+  bench::trace_allocations(true);
+  const bool traced = call_once(ex, s, err);
+  bench::trace_allocations(false);
+  return traced;
+}
+
 // M calls, at most `window` in flight (0: all issued at once): each completion issues the
 // next call, as a host with that many calls in flight does.
 bool mcprt_pipelined(mcprt::native::NativeExecutor& ex, mcprt::ClientSession& s, std::size_t m,
@@ -652,13 +662,7 @@ bool bench_stdio(const Options& opt, json& out, std::string& err) {
   Runner mc{"mcprt", [&](std::string& e) { return call_once(ex, *run.session, e); }, {}, 0};
   if (!measure_interleaved({&pipe, &raw, &mc}, opt, err)) return false;
   if (!is_result_line(pipe_last, err) || !is_result_line(raw_last, err)) return false;
-  if (opt.trace_allocations && bench::allocations_counted()) {
-    std::fprintf(stderr, "mcprt_bench_roundtrip: the allocations of one more mcprt call:\n");
-    bench::trace_allocations(true);
-    const bool traced = call_once(ex, *run.session, err);
-    bench::trace_allocations(false);
-    if (!traced) return false;
-  }
+  if (opt.trace_allocations && !trace_one_call(ex, *run.session, err)) return false;
   const Stats pipe_stats = summarize(pipe.samples), raw_stats = summarize(raw.samples),
               mcprt_stats = summarize(mc.samples);
 
@@ -1051,6 +1055,7 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
   if (opt.http_curl) runners.push_back(&cu);
   if (opt.http_mcprt) runners.push_back(&mc);
   if (!measure_interleaved(runners, opt, err)) return false;
+  if (opt.http_mcprt && opt.trace_allocations && !trace_one_call(ex, *run.session, err)) return false;
   const Stats base_stats = summarize(base.samples), fresh_stats = summarize(fr.samples),
               mcprt_stats = summarize(mc.samples), curl_stats = summarize(cu.samples);
 
@@ -1074,6 +1079,11 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
   std::printf("  client CPU (user+sys) per call: mcprt %.1f µs, httplib keep-alive %.1f µs, "
               "httplib new connection %.1f µs, libcurl easy loop %.1f µs\n",
               mc.cpu_per_call(), base.cpu_per_call(), fr.cpu_per_call(), cu.cpu_per_call());
+  if (bench::allocations_counted()) {
+    std::printf("  heap allocations per call (client thread): mcprt %.1f, httplib keep-alive %.1f, "
+                "libcurl easy loop %.1f\n",
+                mc.allocations_per_call(), base.allocations_per_call(), cu.allocations_per_call());
+  }
   if (opt.http_keep && base_stats.p50 > 10000) {
     // A keep-alive round trip of tens of ms on loopback is a TCP stall, not work.
     std::printf("  note: keep-alive p50 over 10 ms = Nagle/delayed-ACK stalls on the reused\n"
@@ -1094,7 +1104,11 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
           {{"mcprt", mc.cpu_per_call()},
            {"libcurl_easy_loop", cu.cpu_per_call()},
            {"baseline_httplib", base.cpu_per_call()},
-           {"httplib_new_connection", fr.cpu_per_call()}}}};
+           {"httplib_new_connection", fr.cpu_per_call()}}},
+         {"allocations_per_call",
+          {{"mcprt", mc.allocations_per_call()},
+           {"libcurl_easy_loop", cu.allocations_per_call()},
+           {"baseline_httplib", base.allocations_per_call()}}}};
 
   if (opt.time_wait_calls > 0) {
     // Connection reuse over many calls: sockets in TIME-WAIT (the state a closed TCP
