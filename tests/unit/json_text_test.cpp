@@ -58,6 +58,26 @@ TEST(ParseJson, CommentsOnlyWhenAllowed) {
   EXPECT_EQ(parse_json(text, /*allow_comments=*/true), json::parse(R"({"a":1,"b":[2]})"));
 }
 
+TEST(ParseJson, MaxDepthStopsAtTheBracketThatOpensTheLevelPastIt) {
+  // Two levels fit (an empty container counts as its level too).
+  EXPECT_EQ(parse_json(R"({"a":[]})", false, nullptr, 2), json::parse(R"({"a":[]})"));
+  JsonSyntaxError e;
+  // The third level opens at byte 9, and the text breaks later.
+  EXPECT_TRUE(parse_json(R"({"a":[1, {"b":1}, oops)", false, &e, 2).is_discarded());
+  EXPECT_TRUE(e.too_deep);
+  EXPECT_EQ(e.position, 9u);
+  EXPECT_TRUE(e.message.empty());
+  // A text broken before its too-deep point is a syntax error.
+  e = {};
+  EXPECT_TRUE(parse_json(R"({"a":[1 2, [[[]]]]})", false, &e, 2).is_discarded());
+  EXPECT_FALSE(e.too_deep);
+  EXPECT_FALSE(e.message.empty());
+  // 0 refuses any container; without a bound nothing is too deep.
+  EXPECT_TRUE(parse_json("[]", false, &e, 0).is_discarded());
+  EXPECT_TRUE(e.too_deep);
+  EXPECT_EQ(parse_json(std::string(300, '[') + std::string(300, ']')).is_array(), true);
+}
+
 TEST(ParseJson, ErrorsSayWhatAndWhereWithoutQuotingTheInput) {
   JsonSyntaxError e;
   EXPECT_TRUE(parse_json("{\"a\":1,}", false, &e).is_discarded());

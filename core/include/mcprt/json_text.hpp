@@ -16,6 +16,9 @@ struct JsonSyntaxError {
   // "syntax error while parsing value - invalid string: ill-formed UTF-8 byte", ...:
   // nlohmann's words, never quoting the input.
   std::string message;
+  // The text opens more containers than max_depth: `position` is then the offset of the
+  // bracket that opened the level past it (0-based), and `message` is empty.
+  bool too_deep = false;
 };
 
 // `text` as a json value, without exceptions: a discarded value (is_discarded()) when it
@@ -23,7 +26,10 @@ struct JsonSyntaxError {
 // core and the platforms goes through here: mcprt's own parser (core/src/jsonrpc/
 // json_text.cpp), which builds the DOM nlohmann's strict parser would, several times
 // faster. Text from a server or a file goes through the core's parse_untrusted_json,
-// which bounds its depth first and builds on this.
-json parse_json(std::string_view text, bool allow_comments = false, JsonSyntaxError* error = nullptr);
+// which bounds its depth (max_depth: arrays and objects nested inside each other) and
+// builds on this.
+inline constexpr std::size_t kNoJsonDepthLimit = static_cast<std::size_t>(-1);
+json parse_json(std::string_view text, bool allow_comments = false, JsonSyntaxError* error = nullptr,
+                std::size_t max_depth = kNoJsonDepthLimit);
 
 }  // namespace mcprt

@@ -126,6 +126,7 @@ const char* control_character_message(unsigned char c) {
 class OpenContainers {
  public:
   bool empty() const { return size_ == 0; }
+  std::size_t size() const { return size_; }
   json* back() const { return size_ <= kInline ? inline_[size_ - 1] : deeper_.back(); }
   void push_back(json* container) {
     if (size_ < kInline) {
@@ -149,8 +150,12 @@ class OpenContainers {
 
 class JsonParser {
  public:
-  JsonParser(std::string_view text, bool allow_comments)
-      : begin_(text.data()), p_(begin_), end_(begin_ + text.size()), comments_(allow_comments) {}
+  JsonParser(std::string_view text, bool allow_comments, std::size_t max_depth)
+      : begin_(text.data()),
+        p_(begin_),
+        end_(begin_ + text.size()),
+        comments_(allow_comments),
+        max_depth_(max_depth) {}
 
   json parse(JsonSyntaxError* error) {
     json result;
@@ -158,6 +163,7 @@ class JsonParser {
     if (error) {
       error->position = error_position_;
       error->message = std::move(error_message_);
+      error->too_deep = too_deep_;
     }
     return json(json::value_t::discarded);
   }
@@ -415,6 +421,15 @@ class JsonParser {
 
   // ----------------------------------------------------------------------------- parser
 
+  // The bracket just read would open a level past max_depth_ (the open containers are the
+  // levels around it; an empty one counts too, as it is never pushed).
+  bool too_deep() const { return open_.size() >= max_depth_; }
+  bool fail_too_deep() {
+    too_deep_ = true;
+    error_position_ = static_cast<std::size_t>(p_ - begin_) - 1;
+    return false;
+  }
+
   // A number value out of double's range (nlohmann's out_of_range error 406).
   bool fail_overflow() {
     error_position_ = static_cast<std::size_t>(p_ - begin_);
@@ -481,6 +496,7 @@ class JsonParser {
       // A value starts at `t`.
       switch (t) {
         case Token::begin_array: {
+          if (too_deep()) return fail_too_deep();
           json* array = place(json(json::value_t::array), result);
           t = next();
           if (t == Token::end_array) break;
@@ -488,6 +504,7 @@ class JsonParser {
           continue;
         }
         case Token::begin_object: {
+          if (too_deep()) return fail_too_deep();
           json* object = place(json(json::value_t::object), result);
           t = next();
           if (t == Token::end_object) break;
@@ -535,6 +552,8 @@ class JsonParser {
   const char* p_;
   const char* const end_;
   const bool comments_;
+  const std::size_t max_depth_;
+  bool too_deep_ = false;
   const char* token_begin_ = nullptr;
   bool line_comment_at_end_ = false;
 
@@ -555,8 +574,9 @@ class JsonParser {
 
 }  // namespace
 
-json parse_json(std::string_view text, bool allow_comments, JsonSyntaxError* error) {
-  return JsonParser(text, allow_comments).parse(error);
+json parse_json(std::string_view text, bool allow_comments, JsonSyntaxError* error,
+                std::size_t max_depth) {
+  return JsonParser(text, allow_comments, max_depth).parse(error);
 }
 
 }  // namespace mcprt

@@ -33,32 +33,6 @@ const char* string_end(const char* p, const char* end) {
   return end;
 }
 
-// The offset of the bracket that opens level max_levels + 1, if any. No DOM, no recursion.
-std::optional<std::size_t> too_deep_at(std::string_view text, std::size_t max_levels) {
-  const char* const begin = text.data();
-  const char* const end = begin + text.size();
-  std::size_t depth = 0;
-  for (const char* p = begin; p < end; ++p) {
-    switch (*p) {
-      case '"':
-        p = string_end(p + 1, end);
-        if (p == end) return std::nullopt;
-        break;
-      case '[':
-      case '{':
-        if (++depth > max_levels) return static_cast<std::size_t>(p - begin);
-        break;
-      case ']':
-      case '}':
-        if (depth > 0) --depth;
-        break;
-      default:
-        break;
-    }
-  }
-  return std::nullopt;
-}
-
 Error parse_failure(const char* reason, std::size_t offset, std::string message) {
   return Error::make(ErrorCode::protocol, std::move(message),
                      json_object({{"reason", reason}, {"byte_offset", offset}}));
@@ -100,14 +74,14 @@ const char* skip_value(const char* p, const char* end) {
 }  // namespace
 
 Result<json> parse_untrusted_json(std::string_view text, const JsonLimits& limits) {
-  if (const auto at = too_deep_at(text, limits.max_nesting_levels)) {
-    return parse_failure(kJsonTooDeep, *at,
-                         "JSON nesting deeper than " + std::to_string(limits.max_nesting_levels) +
-                             " levels at byte " + std::to_string(*at));
-  }
   JsonSyntaxError error;
-  json value = parse_json(text, /*allow_comments=*/false, &error);
+  json value = parse_json(text, /*allow_comments=*/false, &error, limits.max_nesting_levels);
   if (!value.is_discarded()) return value;
+  if (error.too_deep) {
+    return parse_failure(kJsonTooDeep, error.position,
+                         "JSON nesting deeper than " + std::to_string(limits.max_nesting_levels) +
+                             " levels at byte " + std::to_string(error.position));
+  }
   const std::size_t offset = error.position > 0 ? error.position - 1 : 0;
   if (error.message.find("ill-formed UTF-8") != std::string::npos) {
     return parse_failure(kJsonInvalidUtf8, offset, "invalid UTF-8 at byte " + std::to_string(offset));

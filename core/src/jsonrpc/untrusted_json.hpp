@@ -38,8 +38,8 @@ inline constexpr const char* kJsonSyntax = "syntax";
 //   "invalid UTF-8 at byte 57"                          (nlohmann rejects it in strings)
 //   "not JSON at byte 0: syntax error while parsing value - invalid literal"
 // The message never quotes the input (it may be anything), so it is safe to log as is.
-// Depth is checked by a pre-scan (brackets outside strings) before nlohmann parses; a
-// text that is deeper than the limit AND broken may be reported as either.
+// Depth is checked as the parser opens each container, so a text stops being built at the
+// first bracket past the limit; a text broken before that point is reported as broken.
 Result<json> parse_untrusted_json(std::string_view text, const JsonLimits& limits = {});
 
 // What a shallow scan of a message that did not parse says about it: its top-level "id"
