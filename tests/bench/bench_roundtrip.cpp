@@ -20,6 +20,11 @@
 // one reused handle: what libcurl itself costs, without mcprt's layers). `--time-wait N`
 // then makes N more mcprt calls and counts TIME-WAIT sockets.
 //
+// `--cpu N` runs everything (this process, the servers it starts) on CPU N. On a virtual
+// machine a round trip between two CPUs pays for waking a halted virtual CPU, and whether
+// it does changes from run to run (the httplib loop's p50 jumps between about 50 and 95 µs);
+// on one CPU every client pays the same context switches and the ratios measure the clients.
+//
 // Per call, for every runner of the sequential runs: the syscalls (stdio) and heap
 // allocations of this (the client's) thread, counted around each measured block
 // (bench_counters.hpp: a perf counter on raw_syscalls:sys_enter, and malloc replaced by a
@@ -38,6 +43,7 @@
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -106,6 +112,8 @@ struct Options {
   std::size_t time_wait_calls = 0;
   // stdio: one more mcprt call after the measurement, each of its allocations traced.
   bool trace_allocations = false;
+  // Every thread of the run, the servers it starts included, on this CPU (-1: anywhere).
+  int cpu = -1;
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -113,7 +121,7 @@ struct Options {
             << "usage: mcprt_bench_roundtrip [--calls N] [--warmup W] [--pipelined M] [--window W]\n"
             << "                             [--only stdio|http] [--json FILE] [--server PATH]\n"
             << "                             [--bare-server] [--http-clients keep,fresh,curl,mcprt]\n"
-            << "                             [--time-wait N] [--trace-allocations]\n";
+            << "                             [--time-wait N] [--trace-allocations] [--cpu N]\n";
   std::exit(2);
 }
 
@@ -1195,6 +1203,8 @@ int main(int argc, char** argv) {
       opt.trace_allocations = true;
     } else if (a == "--bare-server") {
       opt.server_args.clear();
+    } else if (a == "--cpu") {
+      opt.cpu = static_cast<int>(parse_count(value(), "--cpu"));
     } else if (a == "--help" || a == "-h") {
       usage("tools/call round trips, mcprt vs baselines (SPEC §12)");
     } else {
@@ -1202,6 +1212,13 @@ int main(int argc, char** argv) {
     }
   }
   if (opt.calls == 0) usage("--calls must be at least 1");
+  if (opt.cpu >= 0) {
+    // Before any server starts: children inherit the mask.
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(opt.cpu, &set);
+    if (::sched_setaffinity(0, sizeof set, &set) != 0) usage("--cpu: no such CPU " + std::to_string(opt.cpu));
+  }
   // The baselines write to pipes and sockets with plain write(2).
   ::signal(SIGPIPE, SIG_IGN);
   const bench::SyscallCounter syscalls;
@@ -1224,8 +1241,9 @@ int main(int argc, char** argv) {
   ::getloadavg(load, 3);
   const long nproc = ::sysconf(_SC_NPROCESSORS_ONLN);
   std::printf("mcprt_bench_roundtrip  calls=%zu warmup=%zu pipelined=%zu  nproc=%ld  "
-              "load=%.2f %.2f %.2f\n  server: %s\n",
+              "load=%.2f %.2f %.2f%s\n  server: %s\n",
               opt.calls, opt.warmup, opt.pipelined, nproc, load[0], load[1], load[2],
+              opt.cpu >= 0 ? ("  cpu=" + std::to_string(opt.cpu)).c_str() : "",
               opt.server.c_str());
 
   json report = {{"bench", "roundtrip"},
@@ -1234,6 +1252,7 @@ int main(int argc, char** argv) {
                  {"pipelined", opt.pipelined},
                  {"nproc", nproc},
                  {"loadavg", {load[0], load[1], load[2]}},
+                 {"cpu", opt.cpu},
                  {"unix_time", static_cast<long long>(std::time(nullptr))}};
   int rc = 0;
   if (opt.stdio) {
