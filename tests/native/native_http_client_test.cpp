@@ -1131,6 +1131,58 @@ TEST_F(NativeHttpClientTest, DestroyingTheClientClosesConnectionsAndReportsAbort
   h2.reset();
 }
 
+TEST_F(NativeHttpClientTest, DestroyingTheClientInsideAnAnswerEndsEveryOtherRequestOnce) {
+  // Three answers read by one turn reach their callers as the turn ends; the first
+  // caller destroys the client in the middle of that delivery.
+  std::mutex mutex;
+  std::condition_variable changed;
+  int arrived = 0, answered = 0;
+  bool release = false;
+  RawHttpServer raw([&](RawHttpServer::Connection& c) {
+    std::unique_lock lock(mutex);
+    ++arrived;
+    changed.wait_for(lock, std::chrono::seconds(10), [&] { return release; });
+    lock.unlock();
+    // On loopback the bytes are in the client's socket once write() returned.
+    if (c.write(ok_json(R"({"ok":true})"))) {
+      lock.lock();
+      ++answered;
+    }
+  });
+  client();
+  Recorder first, second, third;
+  first.on_chunk = [&] { client_.reset(); };
+  auto h1 = send(get(raw.url("/a")), first);
+  auto h2 = send(get(raw.url("/b")), second);
+  auto h3 = send(get(raw.url("/c")), third);
+  auto locked = [&](const std::function<bool()>& pred) {
+    std::lock_guard lock(mutex);
+    return pred();
+  };
+  ASSERT_TRUE(poll_until(ex_, [&] { return locked([&] { return arrived == 3; }); }));
+  // The loop stays still while the server answers all three, so one turn reads them.
+  {
+    std::lock_guard lock(mutex);
+    release = true;
+  }
+  changed.notify_all();
+  for (int i = 0; i < 10000 && !locked([&] { return answered == 3; }); ++i) {
+    std::this_thread::sleep_for(Millis(1));
+  }
+  ASSERT_TRUE(locked([&] { return answered == 3; }));
+  ASSERT_TRUE(pump_until(ex_, [&] { return first.done && second.done && third.done; }));
+  EXPECT_FALSE(client_);
+  // Every request ends once, answered: the other two answers were read in the same turn,
+  // and reach their callers although the client is gone by then.
+  for (Recorder* r : {&first, &second, &third}) {
+    EXPECT_EQ(r->completes, 1);
+    ASSERT_TRUE(r->done->ok()) << r->done->error();
+    EXPECT_EQ(r->body, R"({"ok":true})");
+  }
+  ex_.run_for(Millis(20));
+  EXPECT_EQ(first.completes + second.completes + third.completes, 3);
+}
+
 TEST_F(NativeHttpClientTest, DestroyingTheClientAfterAbortsReportsNothing) {
   server_.get("/hang", [&](const httplib::Request&, httplib::Response& res) { server_.park(res); });
   server_.start();
