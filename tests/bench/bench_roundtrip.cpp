@@ -1063,7 +1063,9 @@ bool bench_http(const Options& opt, json& out, std::string& err) {
   if (opt.http_curl) runners.push_back(&cu);
   if (opt.http_mcprt) runners.push_back(&mc);
   if (!measure_interleaved(runners, opt, err)) return false;
-  if (opt.http_mcprt && opt.trace_allocations && !trace_one_call(ex, *run.session, err)) return false;
+  if (opt.http_mcprt && opt.trace_allocations && !trace_one_call(ex, *run.session, err)) {
+    return false;
+  }
   const Stats base_stats = summarize(base.samples), fresh_stats = summarize(fr.samples),
               mcprt_stats = summarize(mc.samples), curl_stats = summarize(cu.samples);
 
@@ -1217,7 +1219,9 @@ int main(int argc, char** argv) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(opt.cpu, &set);
-    if (::sched_setaffinity(0, sizeof set, &set) != 0) usage("--cpu: no such CPU " + std::to_string(opt.cpu));
+    if (::sched_setaffinity(0, sizeof set, &set) != 0) {
+      usage("--cpu: no such CPU " + std::to_string(opt.cpu));
+    }
   }
   // The baselines write to pipes and sockets with plain write(2).
   ::signal(SIGPIPE, SIG_IGN);

@@ -29,7 +29,7 @@ struct JsonSyntaxError {
 // which bounds its depth (max_depth: arrays and objects nested inside each other) and
 // builds on this.
 inline constexpr std::size_t kNoJsonDepthLimit = static_cast<std::size_t>(-1);
-json parse_json(std::string_view text, bool allow_comments = false, JsonSyntaxError* error = nullptr,
-                std::size_t max_depth = kNoJsonDepthLimit);
+json parse_json(std::string_view text, bool allow_comments = false,
+                JsonSyntaxError* error = nullptr, std::size_t max_depth = kNoJsonDepthLimit);
 
 }  // namespace mcprt

@@ -1128,7 +1128,8 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
   // The server has answered a GET stream request 2xx: it has the route, so a 404 there is
   // about the session (a server without a GET route may answer 404 instead of 405).
   bool get_route_seen_ = false;
-  std::vector<std::shared_ptr<Post>> expired_;  // POSTs that met the 404, re-sent after re-initializing
+  // POSTs that met the 404, re-sent after re-initializing.
+  std::vector<std::shared_ptr<Post>> expired_;
   std::vector<Outgoing> outbox_;   // messages sent while re-initializing
   // Calls made before the first GET stream was answered (holds_for_get_stream).
   bool get_settled_ = false;
