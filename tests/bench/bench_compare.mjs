@@ -6,7 +6,7 @@
 //
 //   node tests/bench/bench_compare.mjs [--build build/native] [--only startup,scaling,memory]
 //        [--rounds 3] [--servers 50] [--tools 20] [--delay 2000] [--json FILE] [--smoke]
-//        [--calls 2000] [--pipelined 20000] [--window 64]        (--only calls)
+//        [--calls 2000] [--pipelined 20000] [--window 64] [--cpu N]  (--only calls)
 //        [--path-tools 2000] [--wasm-build build/wasm]             (--only toolpath)
 //
 // Sections (each a function in `sections` below: it gets the context, runs its rounds and
@@ -30,6 +30,9 @@
 //            pipelined throughput with --window calls in flight; the raw pipe ping-pong of
 //            the same bytes (the floor) and a raw client of the echo server, both measured
 //            by mcprt_bench_roundtrip in the same process as mcprt, then TS v1 and v2.
+//            --cpu N runs every client and its server on CPU N (taskset for the TS ones):
+//            on a virtual machine, a pair on two CPUs sometimes pays for waking a halted
+//            CPU on every call, whichever client it is.
 //   toolpath a tools/list answer of --path-tools tools (2,000: about 5 MB) from bytes to
 //            registered tools (tests/bench/tool_path.hpp), natively (mcprt_bench_tool_path)
 //            and in wasm (mcprt_bench_tool_path_wasm of --wasm-build, built as the shipped
@@ -64,6 +67,7 @@ const opt = {
   calls: 2000,
   pipelined: 20000,
   window: 64,
+  cpu: -1,
   pathTools: 2000,
   wasmBuild: path.join(root, 'build/wasm'),
 };
@@ -336,13 +340,17 @@ const sections = {
         const file = path.join(work, 'roundtrip.json');
         execFileSync(bin.roundtrip, ['--only', 'stdio', '--server', bin.server, '--bare-server',
           '--calls', String(opt.calls), '--warmup', String(warmup), '--pipelined', String(opt.pipelined),
-          '--window', String(opt.window), '--json', file], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
+          '--window', String(opt.window), '--json', file, ...(opt.cpu >= 0 ? ['--cpu', String(opt.cpu)] : [])],
+          { stdio: ['ignore', 'ignore', 'inherit'], timeout: 600_000 });
         return JSON.parse(readFileSync(file, 'utf8')).stdio;
       },
     };
-    const ts = (v) => () => runJson(process.execPath, [tsClient, 'calls', '--sdk', v, '--server', bin.server,
+    const tsArgs = (v) => [tsClient, 'calls', '--sdk', v, '--server', bin.server,
       '--calls', String(opt.calls), '--warmup', String(opt.smoke ? 20 : Math.max(1000, warmup)), '--pipelined', String(opt.pipelined),
-      '--window', String(opt.window)]);
+      '--window', String(opt.window)];
+    const ts = (v) => () => (opt.cpu >= 0
+      ? runJson('taskset', ['-c', String(opt.cpu), process.execPath, ...tsArgs(v)])
+      : runJson(process.execPath, tsArgs(v)));
     if (sdk.v1) measures.ts1 = ts('v1');
     if (sdk.v2) measures.ts2 = ts('v2');
     const s = interleave(measures, opt.rounds);
@@ -371,7 +379,7 @@ const sections = {
     if (s.ts1) notes.push(`client CPU per call, mcprt / TS v1: ${ratio(pick((x) => x.cpu_per_call_us.mcprt), med(s.ts1, 'cpuUsPerCall'))} (SPEC ≤ 0.10×)`);
     if (!sdk.v1) notes.push('TS SDK v1 not installed (npm ci): skipped');
     if (!sdk.v2) notes.push('TS SDK v2 not installed (npm ci): skipped');
-    const title = `calls: tools/call over stdio, ${opt.calls} sequential, ${opt.pipelined} pipelined (window ${opt.window}), median of ${opt.rounds}`;
+    const title = `calls: tools/call over stdio, ${opt.calls} sequential, ${opt.pipelined} pipelined (window ${opt.window}), median of ${opt.rounds}${opt.cpu >= 0 ? `, all on CPU ${opt.cpu}` : ''}`;
     printTable(title, ['client', 'p50 µs', 'p99 µs', 'p50 / floor', 'CPU µs/call', 'syscalls/call', 'allocs/call', 'pipelined calls/s'], rows, notes);
     return { title, samples: s };
   },
