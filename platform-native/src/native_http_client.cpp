@@ -289,7 +289,7 @@ class SocketWatcher {
   std::unordered_map<curl_socket_t, Entry> sockets_;
 };
 
-// One request, shared by its handle, its Transfer and the closures posted to the executor.
+// One request, shared by its handle, its Transfer, the hub's deliveries and its deadline.
 class RequestState : public std::enable_shared_from_this<RequestState> {
  public:
   RequestState(Executor& executor, HttpRequest request, Url url, HttpCallbacks callbacks,
@@ -312,8 +312,8 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   void abort() {
     if (std::exchange(aborted_, true)) return;
     cancel_deadline();
-    // Once on_complete ran, the client has let go of the transfer (it posts the completion
-    // as it drops it): nothing to cancel, and no wake-up per finished request.
+    // Once on_complete ran, the client has let go of the transfer (it hands over the
+    // completion as it drops it): nothing to cancel, and no wake-up per finished request.
     if (!completed_) hub_->push(Command{Command::Kind::cancel, shared_from_this(), nullptr});
     // Inside one of our own callbacks the std::function is still running: release later.
     if (callback_depth_ == 0) release_callbacks();
@@ -339,7 +339,7 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
     head.swap(pending_head_);
     bytes.swap(body_);
     status.swap(pending_status_);
-    flush_posted_ = false;
+    flush_queued_ = false;
     const bool resume = std::exchange(paused_, false);
     if (resume) hub_->push(Command{Command::Kind::resume, shared_from_this(), nullptr});
     if (head && !aborted()) {
@@ -366,18 +366,18 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   // reported).
   bool stop_requested() const { return aborted_ || timed_out_; }
 
-  // The final head arrived: post it. False when the deadline or an abort got there first
+  // The final head arrived: hand it over. False when the deadline or an abort got there first
   // (the transfer then stops). A head announcing a small body (Content-Length up to
   // kHeldBodyBytes) waits for that body and goes with it: the server computed the body
   // before it could send its length, so it is on its way, and the caller gets the answer
   // in one delivery even when the server writes head and body apart. The transfer's
-  // end (or failure) posts whatever is held.
+  // end (or failure) hands over whatever is held.
   bool post_head(HttpResponseHead head) {
     if (stop_requested()) return false;
     head_seen_ = true;
     hold_until_ = held_body_bytes(head);
     pending_head_ = std::move(head);
-    if (hold_until_ == 0) post_flush();
+    if (hold_until_ == 0) queue_flush();
     return true;
   }
 
@@ -391,14 +391,14 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
     body_.append(data, size);
     if (hold_until_ > 0 && body_.size() < hold_until_) return Push::accepted;
     hold_until_ = 0;
-    post_flush();
+    queue_flush();
     return Push::accepted;
   }
 
   void post_complete(Status status) {
     hold_until_ = 0;
     pending_status_ = std::move(status);
-    post_flush();
+    queue_flush();
   }
 
   Error timeout_error() const {
@@ -421,7 +421,7 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   }
 
   static constexpr std::size_t kHeldBodyBytes = 64 * 1024;
-  // The body bytes to wait for before the head is posted (0: post it at once).
+  // The body bytes to wait for before the head is delivered (0: deliver it at once).
   static std::size_t held_body_bytes(const HttpResponseHead& head) {
     const std::string* length = head.headers.find("Content-Length");
     if (length == nullptr || length->empty() || length->size() > 5) return 0;
@@ -434,8 +434,8 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   }
 
   // One flush queued at a time: what arrives before it runs goes with it.
-  void post_flush() {
-    if (std::exchange(flush_posted_, true)) return;
+  void queue_flush() {
+    if (std::exchange(flush_queued_, true)) return;
     hub_->queue_delivery(shared_from_this());
   }
 
@@ -472,7 +472,7 @@ class RequestState : public std::enable_shared_from_this<RequestState> {
   std::optional<HttpResponseHead> pending_head_;
   std::string body_;
   std::optional<Status> pending_status_;
-  bool flush_posted_ = false;
+  bool flush_queued_ = false;
   bool paused_ = false;  // the transfer is paused until the next flush
   std::size_t hold_until_ = 0;  // the head waits until the body has this many bytes
 };
@@ -1410,7 +1410,7 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
       std::make_unique<Transfer>(state, impl_->options, *impl_->watcher, impl_->easy_pool);
   if (std::optional<Error> e = transfer->init()) return std::move(*e);
 
-  // Started here: the request goes out now (or its failure is posted), then the waits for
+  // Started here: the request goes out now (or its failure is queued), then the waits for
   // its answer.
   ++impl_->hub->in_flight;
   Command start{Command::Kind::start, state, std::move(transfer)};
