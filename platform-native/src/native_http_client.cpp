@@ -31,6 +31,8 @@
 #include <atomic>
 #include <chrono>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <system_error>
 #include <unordered_map>
 #include <utility>
@@ -526,6 +528,51 @@ class EasyPool {
   std::vector<CURL*> idle_;
 };
 
+// A request's header lines as libcurl's list (CURLOPT_HTTPHEADER), built in two
+// allocations however many lines there are: the lines in one buffer, each ended by its NUL,
+// and the list's nodes in one vector. curl_slist_append would allocate a node and a copy per
+// line. libcurl only reads the list, for as long as the transfer runs (a redirect hop sends
+// it again), so it must live as long as the transfer; `clear` starts a new one. No line
+// holds a NUL: send() refuses header text with CR, LF or NUL (is_safe_header_text).
+class CurlHeaderList {
+ public:
+  void clear() {
+    text_.clear();
+    nodes_.clear();
+  }
+  // Appends "<name>: <value>", or "<name>;" for an empty value ("Name:" would make libcurl
+  // drop the field; "Name;" sends it with an empty value).
+  void add(std::string_view name, std::string_view value) {
+    text_.append(name);
+    if (value.empty()) {
+      text_ += ';';
+    } else {
+      text_ += ": ";
+      text_.append(value);
+    }
+    text_ += '\0';
+  }
+  // Appends "<name>:": removes a header libcurl would add on its own.
+  void suppress(std::string_view name) {
+    text_.append(name);
+    text_ += ":";
+    text_ += '\0';
+  }
+  // The list (null when empty), valid until the next clear() or add().
+  curl_slist* list() {
+    nodes_.clear();
+    for (std::size_t at = 0; at < text_.size(); at = text_.find('\0', at) + 1) {
+      nodes_.push_back(curl_slist{text_.data() + at, nullptr});
+    }
+    for (std::size_t i = 1; i < nodes_.size(); ++i) nodes_[i - 1].next = &nodes_[i];
+    return nodes_.empty() ? nullptr : nodes_.data();
+  }
+
+ private:
+  std::string text_;
+  std::vector<curl_slist> nodes_;
+};
+
 // libcurl's side of one request: its easy handle, across redirect hops.
 class Transfer {
  public:
@@ -545,7 +592,6 @@ class Transfer {
   // Out of the multi by now (Impl::drop and finish remove it first).
   ~Transfer() {
     if (easy_ != nullptr) pool_.give(easy_);
-    curl_slist_free_all(headers_);
   }
   Transfer(const Transfer&) = delete;
   Transfer& operator=(const Transfer&) = delete;
@@ -770,27 +816,18 @@ class Transfer {
     const HttpRequest& request = state_->request();
     curl_url_ = curl_url_for(parsed_);
     const bool leaves_origin = !same_origin(parsed_, state_->url());
-    curl_slist_free_all(std::exchange(headers_, nullptr));
-    bool ok = true;
-    auto add = [&](const std::string& line) {
-      if (!ok) return;
-      curl_slist* grown = curl_slist_append(headers_, line.c_str());
-      if (grown == nullptr) ok = false;
-      headers_ = grown != nullptr ? grown : headers_;
-    };
+    headers_.clear();
     for (const HttpHeader& h : request.headers) {
       if (leaves_origin && is_origin_bound_header(h.name)) continue;
-      // "Name:" would make libcurl drop the field; "Name;" sends it with an empty value.
-      add(h.value.empty() ? h.name + ";" : h.name + ": " + h.value);
+      headers_.add(h.name, h.value);
     }
     // libcurl's own defaults that the seam does not want: "Expect: 100-continue" on large
     // bodies (a round trip of delay, and servers that ignore it), and a form Content-Type
     // on a body the caller gave no type.
-    if (!request.headers.has("Expect")) add("Expect:");
-    if (sends_body() && !request.headers.has("Content-Type")) add("Content-Type:");
-    if (!ok) return CURLE_OUT_OF_MEMORY;
+    if (!request.headers.has("Expect")) headers_.suppress("Expect");
+    if (sends_body() && !request.headers.has("Content-Type")) headers_.suppress("Content-Type");
     CURLcode rc = curl_easy_setopt(easy_, CURLOPT_URL, curl_url_.c_str());
-    if (rc == CURLE_OK) rc = curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_);
+    if (rc == CURLE_OK) rc = curl_easy_setopt(easy_, CURLOPT_HTTPHEADER, headers_.list());
     return rc;
   }
 
@@ -991,7 +1028,7 @@ class Transfer {
   SocketWatcher& watcher_;
   EasyPool& pool_;
   CURL* easy_ = nullptr;
-  curl_slist* headers_ = nullptr;
+  CurlHeaderList headers_;  // this hop's request headers, as libcurl reads them
   std::string url_;       // this hop's URL as the core wrote it (final_url)
   Url parsed_;            // ... parsed
   std::string curl_url_;  // ... as handed to libcurl

@@ -1239,6 +1239,54 @@ TEST_F(NativeHttpClientTest, LargePostBodyGoesOutWholeWithoutExpectOrAnInventedC
   EXPECT_EQ(seen[0].header("Content-Length"), std::to_string(r.body.size()));
 }
 
+// The client keeps finished easy handles as they were set up and hands one to the next
+// request of the same method and body-ness without setting it up again: what one request
+// set (its method, body, headers) must never reach the next one of another kind, nor its
+// headers the next one of the same kind.
+TEST_F(NativeHttpClientTest, EachRequestGoesOutAsItsOwnWhateverTheOneBeforeWas) {
+  Gate unused;
+  RawHttpServer raw(keep_alive_handler(unused));
+  client();
+  struct Step {
+    const char* method;
+    std::string body;
+    const char* header;  // a header only this request sends
+  };
+  // Each kind twice in a row (the second takes the first one's handle as it was), and
+  // between kinds (the handle is reset).
+  const std::vector<Step> steps = {
+      {"POST", "first body", "X-1"}, {"POST", "2nd", "X-2"},  {"DELETE", "", "X-3"},
+      {"DELETE", "", "X-4"},         {"GET", "", "X-5"},      {"GET", "", "X-6"},
+      {"POST", "", "X-7"},           {"PUT", "eighth", "X-8"}, {"POST", "ninth", "X-9"},
+  };
+  for (const Step& step : steps) {
+    HttpRequest r = get(raw.url("/mcp"));
+    r.method = step.method;
+    r.body = step.body;
+    r.headers.add(step.header, "yes");
+    Recorder rec;
+    auto handle = send(r, rec);
+    ASSERT_TRUE(wait_done(rec)) << step.method;
+    ASSERT_TRUE(rec.done->ok()) << step.method << ": " << rec.done->error();
+  }
+  auto seen = raw.requests();
+  ASSERT_EQ(seen.size(), steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    SCOPED_TRACE("request " + std::to_string(i + 1) + ", " + steps[i].method);
+    EXPECT_EQ(seen[i].method, steps[i].method);
+    EXPECT_EQ(seen[i].body, steps[i].body);
+    for (std::size_t j = 0; j < steps.size(); ++j) {
+      EXPECT_EQ(seen[i].has_header(steps[j].header), i == j) << steps[j].header;
+    }
+    const bool sends_body = std::string(steps[i].method) == "POST" || !steps[i].body.empty();
+    if (sends_body) {
+      EXPECT_EQ(seen[i].header("Content-Length"), std::to_string(steps[i].body.size()));
+    } else {
+      EXPECT_FALSE(seen[i].has_header("Content-Length")) << "no body, so no length";
+    }
+  }
+}
+
 // ---- response-head caps ----------------------------------------------------------------
 
 TEST_F(NativeHttpClientTest, HeaderFloodFailsAtTheFieldCapQuicklyAndWithBoundedMemory) {
