@@ -30,12 +30,12 @@ __attribute__((tls_model("initial-exec"))) thread_local std::uint64_t t_allocati
 __attribute__((tls_model("initial-exec"))) thread_local int t_trace = 0;
 __attribute__((tls_model("initial-exec"))) thread_local std::uint64_t t_traced = 0;
 
-void trace_allocation() {
+void trace_allocation(std::size_t size) {
   if (t_trace != 1) return;
   t_trace = 2;
-  char head[48];
-  const int n = std::snprintf(head, sizeof head, "-- allocation %llu\n",
-                              static_cast<unsigned long long>(++t_traced));
+  char head[64];
+  const int n = std::snprintf(head, sizeof head, "-- allocation %llu: %zu bytes\n",
+                              static_cast<unsigned long long>(++t_traced), size);
   if (n > 0) (void)!::write(2, head, static_cast<std::size_t>(n));
   void* frames[48];
   ::backtrace_symbols_fd(frames, ::backtrace(frames, 48), 2);
@@ -55,17 +55,17 @@ void __libc_free(void*);
 
 void* malloc(std::size_t n) {
   ++t_allocations;
-  trace_allocation();
+  trace_allocation(n);
   return __libc_malloc(n);
 }
 void* calloc(std::size_t count, std::size_t size) {
   ++t_allocations;
-  trace_allocation();
+  trace_allocation(count * size);
   return __libc_calloc(count, size);
 }
 void* realloc(void* p, std::size_t n) {
   ++t_allocations;
-  trace_allocation();
+  trace_allocation(n);
   return __libc_realloc(p, n);
 }
 void free(void* p) { __libc_free(p); }

@@ -22,8 +22,8 @@ namespace bench {
 std::uint64_t allocations();
 bool allocations_counted();
 
-// While on, every allocation of this thread writes "-- allocation N" and its backtrace
-// (glibc's backtrace_symbols_fd: "binary(+0xOFFSET)" frames, which
+// While on, every allocation of this thread writes "-- allocation N: B bytes" and its
+// backtrace (glibc's backtrace_symbols_fd: "binary(+0xOFFSET)" frames, which
 // `addr2line -f -C -i -e BINARY OFFSET` names) to stderr, allocating nothing itself.
 void trace_allocations(bool on);
 
