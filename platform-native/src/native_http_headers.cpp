@@ -6,16 +6,22 @@ namespace mcprt::native::detail {
 
 namespace {
 
-bool is_token_char(unsigned char c) {
-  if (c <= 0x20 || c >= 0x7f) return false;
-  return std::string_view("()<>@,;:\\\"/[]?={}").find(static_cast<char>(c)) ==
-         std::string_view::npos;
-}
+// RFC 9110 tchar: visible ASCII but the delimiters.
+struct TokenChars {
+  bool table[256] = {};
+  constexpr TokenChars() {
+    for (int c = 0x21; c < 0x7f; ++c) table[c] = true;
+    for (char c : std::string_view("()<>@,;:\\\"/[]?={}")) {
+      table[static_cast<unsigned char>(c)] = false;
+    }
+  }
+};
+constexpr TokenChars kTokenChars;
 
 bool is_token(std::string_view s) {
   if (s.empty()) return false;
   for (char c : s) {
-    if (!is_token_char(static_cast<unsigned char>(c))) return false;
+    if (!kTokenChars.table[static_cast<unsigned char>(c)]) return false;
   }
   return true;
 }
@@ -33,7 +39,12 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // RFC 9110 §5.5: CR, LF and NUL inside a value are replaced by SP (the value may go back
 // on the wire, e.g. Mcp-Session-Id, where they would split lines).
 void append_value(std::string& out, std::string_view value) {
-  for (char c : value) out += (c == '\r' || c == '\n' || c == '\0') ? ' ' : c;
+  const std::size_t from = out.size();
+  out.append(value);
+  for (std::size_t i = from; i < out.size(); ++i) {
+    char& c = out[i];
+    if (c == '\r' || c == '\n' || c == '\0') c = ' ';
+  }
 }
 
 }  // namespace
