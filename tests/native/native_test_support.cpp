@@ -2,13 +2,13 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
-#include <fstream>
 #include <sstream>
 
 namespace mcprt::native::test {
@@ -97,10 +97,18 @@ std::size_t CapturingLogger::count(std::string_view needle, LogLevel at_least) c
 namespace {
 
 // Parses /proc/<pid>/stat: "pid (comm) state ppid ...". comm may hold spaces and ')'.
+// False when the process is gone, including when it exits between the open and the read
+// (the read then fails with ESRCH: an ifstream's buffer throws on that, and every process on
+// the machine is looked at, so one exiting meanwhile is common under a parallel ctest).
 bool read_stat(const std::string& pid_dir, ProcessEntry& entry, pid_t& ppid) {
-  std::ifstream in("/proc/" + pid_dir + "/stat");
-  if (!in) return false;
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const int fd = ::open(("/proc/" + pid_dir + "/stat").c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  std::string text;
+  char buffer[1024];
+  ssize_t n = 0;
+  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
+  ::close(fd);
+  if (n < 0) return false;
   std::size_t open = text.find('(');
   std::size_t close = text.rfind(')');
   if (open == std::string::npos || close == std::string::npos || close < open) return false;
