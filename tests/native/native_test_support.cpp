@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <sstream>
@@ -106,7 +107,10 @@ bool read_stat(const std::string& pid_dir, ProcessEntry& entry, pid_t& ppid) {
   std::string text;
   char buffer[1024];
   ssize_t n = 0;
-  while ((n = ::read(fd, buffer, sizeof buffer)) > 0) text.append(buffer, static_cast<std::size_t>(n));
+  while ((n = ::read(fd, buffer, sizeof buffer)) != 0) {
+    if (n < 0 && errno != EINTR) break;
+    if (n > 0) text.append(buffer, static_cast<std::size_t>(n));
+  }
   ::close(fd);
   if (n < 0) return false;
   std::size_t open = text.find('(');
