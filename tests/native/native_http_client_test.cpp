@@ -1239,10 +1239,8 @@ TEST_F(NativeHttpClientTest, LargePostBodyGoesOutWholeWithoutExpectOrAnInventedC
   EXPECT_EQ(seen[0].header("Content-Length"), std::to_string(r.body.size()));
 }
 
-// The client keeps finished easy handles as they were set up and hands one to the next
-// request of the same method and body-ness without setting it up again: what one request
-// set (its method, body, headers) must never reach the next one of another kind, nor its
-// headers the next one of the same kind.
+// Finished easy handles go back to a pool and serve the next requests: what one request set
+// (its method, body, headers) must never reach the next one, of the same kind or another.
 TEST_F(NativeHttpClientTest, EachRequestGoesOutAsItsOwnWhateverTheOneBeforeWas) {
   Gate unused;
   RawHttpServer raw(keep_alive_handler(unused));
@@ -1252,8 +1250,7 @@ TEST_F(NativeHttpClientTest, EachRequestGoesOutAsItsOwnWhateverTheOneBeforeWas) 
     std::string body;
     const char* header;  // a header only this request sends
   };
-  // Each kind twice in a row (the second takes the first one's handle as it was), and
-  // between kinds (the handle is reset).
+  // Each kind twice in a row, then another kind.
   const std::vector<Step> steps = {
       {"POST", "first body", "X-1"}, {"POST", "2nd", "X-2"},  {"DELETE", "", "X-3"},
       {"DELETE", "", "X-4"},         {"GET", "", "X-5"},      {"GET", "", "X-6"},
