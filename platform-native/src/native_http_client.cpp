@@ -74,18 +74,6 @@ bool is_safe_header_text(std::string_view s) {
   return s.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
 }
 
-bool is_token(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u >= 0x7f ||
-        std::string_view("()<>@,;:\\\"/[]?={}").find(c) != std::string_view::npos) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Request headers that stay with their origin when a followed redirect leaves it.
 bool is_origin_bound_header(std::string_view name) {
   for (std::string_view n : {"authorization", "proxy-authorization", "cookie", "mcp-session-id",
@@ -1426,12 +1414,12 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
                        "not an absolute http:// or https:// URL: \"" + request.url + "\"",
                        json{{"url", request.url}});
   }
-  if (!is_token(request.method)) {
+  if (!detail::is_http_token(request.method)) {
     return Error::make(ErrorCode::invalid_argument,
                        "invalid HTTP method \"" + request.method + "\" for " + request.url);
   }
   for (const HttpHeader& h : request.headers) {
-    if (!is_token(h.name) || !is_safe_header_text(h.value)) {
+    if (!detail::is_http_token(h.name) || !is_safe_header_text(h.value)) {
       return Error::make(ErrorCode::invalid_argument,
                          "invalid HTTP header \"" + h.name + "\" for " + request.url +
                              " (a name must be a token; CR, LF and NUL are not allowed)");

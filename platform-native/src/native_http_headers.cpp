@@ -18,14 +18,6 @@ struct TokenChars {
 };
 constexpr TokenChars kTokenChars;
 
-bool is_token(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!kTokenChars.table[static_cast<unsigned char>(c)]) return false;
-  }
-  return true;
-}
-
 bool is_ows(char c) { return c == ' ' || c == '\t'; }
 
 std::string_view trim_ows(std::string_view s) {
@@ -48,6 +40,14 @@ void append_value(std::string& out, std::string_view value) {
 }
 
 }  // namespace
+
+bool is_http_token(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!kTokenChars.table[static_cast<unsigned char>(c)]) return false;
+  }
+  return true;
+}
 
 ResponseHeadReader::Event ResponseHeadReader::fail(Failure why) {
   failure_ = why;
@@ -82,7 +82,7 @@ void ResponseHeadReader::begin_field(std::string_view line) {
   const std::size_t colon = line.find(':');
   if (colon == std::string_view::npos) return;  // not a field: skipped
   const std::string_view name = line.substr(0, colon);
-  if (!is_token(name)) return;  // "Name : v" or binary junk: skipped (RFC 9112 §5.1)
+  if (!is_http_token(name)) return;  // "Name : v" or binary junk: skipped (RFC 9112 §5.1)
   pending_.name.assign(name);
   pending_.value.clear();
   append_value(pending_.value, trim_ows(line.substr(colon + 1)));

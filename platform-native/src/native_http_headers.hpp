@@ -27,6 +27,10 @@
 
 namespace mcprt::native::detail {
 
+// An RFC 9110 token (a method or a field name): one or more visible ASCII characters, none
+// of them a delimiter.
+bool is_http_token(std::string_view s);
+
 struct ResponseHeadLimits {
   // Header fields (field lines, folded continuations excluded) per block.
   std::size_t max_fields = 256;
