@@ -124,20 +124,33 @@ json source_json(const SourceInfo& s) {
   return out;
 }
 
-json tool_json(const McpTool& tool) {
+// `object_text` (a JSON object) with `"key": value_text` added last.
+std::string with_member(std::string object_text, const char* key, std::string_view value_text) {
+  object_text.pop_back();  // '}'
+  if (object_text.size() > 1) object_text += ',';
+  object_text += '"';
+  object_text += key;
+  object_text += "\":";
+  object_text += value_text;
+  object_text += '}';
+  return object_text;
+}
+
+// A tool as JS sees it, inputSchema last: the schema goes out as SharedJson writes it, so a
+// schema the server listed is the text it sent, never parsed in the module (SPEC §12).
+std::string tool_text(const McpTool& tool) {
   const McpToolInfo& i = tool.info();
   json out = json::object();
   out["name"] = i.name;
   out["server"] = i.server;
   out["tool"] = i.raw_name;
   out["description"] = i.description;
-  out["inputSchema"] = i.input_schema;
   out["label"] = i.label;
   out["deferred"] = i.deferred;
   out["path"] = i.path;
   out["annotations"] = tool.annotations();
   out["annotationsTrusted"] = i.annotations_trusted;
-  return out;
+  return with_member(dump(out), "inputSchema", i.input_schema.dump());
 }
 
 json state_json(const ServerState& s) {
@@ -352,11 +365,19 @@ class WebRuntime {
   }
 
   std::string tools() const {
-    json out = json::array();
-    if (manager_) {
-      for (const auto& t : manager_->tools()) out.push_back(tool_json(*t));
+    return manager_ ? tools_text(manager_->tools()) : "[]";
+  }
+
+  // A JSON array of tool_text.
+  template <class Tools>
+  static std::string tools_text(const Tools& tools) {
+    std::string out = "[";
+    for (const auto& t : tools) {
+      if (out.size() > 1) out += ',';
+      out += tool_text(*t);
     }
-    return dump(out);
+    out += ']';
+    return out;
   }
 
   // name empty → every server; unknown name → null.
@@ -489,20 +510,22 @@ class WebRuntime {
   // shows them; a tool of the runtime's own (mcp_tool_search) as {name, description,
   // inputSchema}.
   std::string visible_tools() const {
-    json out = json::array();
+    std::string out = "[";
     for (const ToolPtr& tool : registry_.tools()) {
+      if (out.size() > 1) out += ',';
       std::shared_ptr<McpTool> mcp_tool = manager_ ? manager_->find_tool(tool->name()) : nullptr;
       if (mcp_tool) {
-        out.push_back(tool_json(*mcp_tool));
+        out += tool_text(*mcp_tool);
         continue;
       }
       json entry = json::object();
       entry["name"] = tool->name();
       entry["description"] = tool->description();
       entry["inputSchema"] = tool->input_schema();
-      out.push_back(std::move(entry));
+      out += dump(entry);
     }
-    return dump(out);
+    out += ']';
+    return out;
   }
 
   void abort_call(int call_id, const std::string& reason) {
@@ -959,19 +982,17 @@ class WebRuntime {
     // After the listener above: the tools-changed event reaches JS before the session's
     // refresh changes the registry.
     session_->bind(manager_);
-    json tools = json::array();
-    for (const auto& t : r.tools) tools.push_back(tool_json(*t));
     json errors = json::array();
     for (const auto& e : r.errors) {
       errors.push_back(json_object({{"path", e.path}, {"error", e.error}, {"server", e.server}}));
     }
     json warnings = json::array();
     for (const auto& w : r.discovery.warnings) warnings.push_back(w.describe());
-    resolve(call_id, json_object({{"tools", tools},
-                      {"errors", errors},
-                      {"warnings", warnings},
-                      {"connectedServers", r.connected_servers},
-                      {"needsAuthServers", r.needs_auth_servers}}));
+    const json rest = json_object({{"errors", errors},
+                                   {"warnings", warnings},
+                                   {"connectedServers", r.connected_servers},
+                                   {"needsAuthServers", r.needs_auth_servers}});
+    emit_text("resolve", call_id, with_member(dump(rest), "tools", tools_text(r.tools)));
     emit("toolsChanged", 0, nullptr);
     emit("catalogChanged", 0, nullptr);  // what the servers listed before the listener
   }
@@ -1082,9 +1103,10 @@ class WebRuntime {
 
   void resolve(int call_id, const json& value) { emit("resolve", call_id, value); }
   void reject(int call_id, const Error& error) { emit("reject", call_id, error_json(error)); }
-  void emit(const char* kind, int call_id, const json& payload) {
+  void emit(const char* kind, int call_id, const json& payload) { emit_text(kind, call_id, dump(payload)); }
+  void emit_text(const char* kind, int call_id, const std::string& payload) {
     if (!alive_) return;
-    mcprt_js_runtime_event(js_id_, kind, call_id, dump(payload).c_str());
+    mcprt_js_runtime_event(js_id_, kind, call_id, payload.c_str());
   }
 
   int js_id_;

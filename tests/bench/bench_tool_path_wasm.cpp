@@ -6,7 +6,7 @@
 //   const at = m._malloc(bytes.length); m.HEAPU8.set(bytes, at);   // as a fetch body arrives
 //   m.toolPathRun(at, bytes.length);   // → how many tools are registered (-1: not a listing)
 //   m._free(at); m.toolPathClear();    // frees the set, outside the timed part
-//   m.toolPathParse(at, bytes.length); // the parse alone (parse_untrusted_json): tools listed
+//   m.toolPathParse(at, bytes.length); // the parse alone (parse_listing): tools listed
 #include <emscripten/bind.h>
 
 #include <cstddef>
@@ -41,7 +41,7 @@ void tool_path_clear() { bench().set.reset(); }
 // The parse alone, the message freed before it returns (as the native benchmark's
 // parse_ms): how many tools the answer lists (-1: not a listing).
 int tool_path_parse(std::uintptr_t bytes, int size) {
-  auto message = mcprt::detail::parse_untrusted_json(
+  auto message = mcprt::bench::parse_listing(
       std::string_view(reinterpret_cast<const char*>(bytes), static_cast<std::size_t>(size)));
   if (!message.ok()) return -1;
   auto result = message->find("result");

@@ -3,9 +3,11 @@
 // the native benchmark (bench_tool_path.cpp) and the wasm one (bench_tool_path_wasm.cpp
 // toolPathRun; both driven by bench_compare.mjs): the bytes of a tools/list answer become the
 // manager's tool set by the steps the runtime takes for a listing — the transport's
-// parse_untrusted_json, ClientSession's page check (an object with a string "name") moving
-// each definition out of the message, and the manager's ToolSet::replace with the shared
-// definitions (names assigned, McpTool objects built).
+// parse_untrusted_json as the RpcPeer asks for it (each tool's inputSchema checked and kept
+// as its text: jsonrpc/raw_json.hpp), ClientSession's page check (an object with a string
+// "name") moving each definition out of the message, and the manager's ToolSet::replace
+// with the shared definitions (names assigned, McpTool objects built; the schemas are
+// parsed when first read, which none of this does).
 
 #include <memory>
 #include <string_view>
@@ -37,8 +39,15 @@ inline std::unique_ptr<detail::ToolSet> register_listed_tools(json message, Exec
   return set;
 }
 
+// The transport's parse of a message, as the RpcPeer asks for it.
+inline Result<json> parse_listing(std::string_view text) {
+  detail::JsonLimits limits;
+  limits.raw_tool_schemas = true;
+  return detail::parse_untrusted_json(text, limits);
+}
+
 inline std::unique_ptr<detail::ToolSet> parse_and_register(std::string_view text, Executor& executor) {
-  auto message = detail::parse_untrusted_json(text);
+  auto message = parse_listing(text);
   if (!message.ok()) return nullptr;
   return register_listed_tools(std::move(message).value(), executor);
 }

@@ -161,6 +161,11 @@ class ClientSession {
   // `signal` aborts the page in flight. Returns the raw tool definitions.
   // Like every call below, fails with not_connected (posted) unless the session is ready.
   void list_tools(std::function<void(Result<std::vector<json>>)> done, AbortSignal signal = {});
+  // list_tools as the manager reads it: a definition's inputSchema may stay the raw text
+  // the server sent (checked as JSON, not yet parsed: a value only the core reads, see
+  // core/src/jsonrpc/raw_json.hpp), which the manager's shared definitions parse when the
+  // schema is first read. Hosts use list_tools.
+  void list_tools_raw(std::function<void(Result<std::vector<json>>)> done, AbortSignal signal = {});
 
   // tools/call {name, arguments} (null arguments are sent as {}). The result is the raw
   // CallToolResult object (content, isError, ...). A JSON-RPC error answer is an Error

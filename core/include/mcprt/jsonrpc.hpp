@@ -61,6 +61,10 @@ struct RequestOptions {
   // A notifications/cancelled the peer sends for this request carries the same
   // `stateless` flag (and no headers).
   SendOptions send;
+  // For the core's ClientSession: a tools/list answer may keep each tool's inputSchema as
+  // the raw text the server sent (TransportHandlers::raw_tool_schemas). Off: the result is
+  // plain JSON.
+  bool raw_tool_schemas = false;
 };
 
 using ResponseCallback = std::function<void(Result<json>)>;

@@ -25,6 +25,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "mcprt/abort.hpp"
@@ -91,16 +92,39 @@ class McpToolHost {
                                    std::function<void(Status)> done) = 0;
 };
 
+namespace detail {
+struct LazySchema;
+struct SharedJsonAccess;
+}  // namespace detail
+
 // An immutable JSON value, shared: every tool object built from one listed definition
 // (a rename after a name collision, a deferred <-> live switch, a child session's proxy)
 // points at the same value instead of copying it. Reads like a `const json&`.
+//
+// A definition the manager listed keeps its inputSchema as the text the server sent
+// (checked as JSON when it arrived) until the schema or the whole definition is first read
+// here; that read parses it, once, thread-safely. What the model is given and the tool
+// cache use the text as it is (SPEC §12's tool path).
 class SharedJson {
  public:
   SharedJson() = default;  // null
   SharedJson(json value);  // NOLINT(google-explicit-constructor): takes the value over
   explicit SharedJson(std::shared_ptr<const json> value) : value_(std::move(value)) {}
+  SharedJson(const SharedJson&) = default;
+  SharedJson& operator=(const SharedJson&) = default;
+  // A moved-from value is null (lazy_ lives only as long as value_).
+  SharedJson(SharedJson&& other) noexcept
+      : value_(std::move(other.value_)), lazy_(std::exchange(other.lazy_, nullptr)) {}
+  SharedJson& operator=(SharedJson&& other) noexcept {
+    value_ = std::move(other.value_);
+    lazy_ = std::exchange(other.lazy_, nullptr);
+    return *this;
+  }
 
-  const json& get() const { return value_ ? *value_ : null_value(); }
+  const json& get() const {
+    if (lazy_) parse_schema();
+    return value_ ? *value_ : null_value();
+  }
   operator const json&() const { return get(); }  // NOLINT(google-explicit-constructor)
   const json& operator*() const { return get(); }
   const json* operator->() const { return &get(); }
@@ -109,7 +133,13 @@ class SharedJson {
     return get().find(std::forward<Key>(key));
   }
   json::const_iterator end() const { return get().end(); }
-  const std::shared_ptr<const json>& shared() const { return value_; }
+  // The value as JSON text (json::dump(-1), invalid UTF-8 replaced), written without
+  // parsing a schema kept as the server's text: that part is the text as it came.
+  std::string dump() const;
+  const std::shared_ptr<const json>& shared() const {
+    if (lazy_) parse_schema();
+    return value_;
+  }
 
   friend bool operator==(const SharedJson& a, const SharedJson& b) {
     return a.value_ == b.value_ || a.get() == b.get();
@@ -118,8 +148,13 @@ class SharedJson {
   friend std::ostream& operator<<(std::ostream& out, const SharedJson& v) { return out << v.get(); }
 
  private:
+  friend struct detail::SharedJsonAccess;
   static const json& null_value();
+  void parse_schema() const;
   std::shared_ptr<const json> value_;
+  // A definition listed with its schema raw, or that schema: get() parses the schema the
+  // first time (the state is owned with value_, which points into it).
+  detail::LazySchema* lazy_ = nullptr;
 };
 
 struct McpToolInfo {

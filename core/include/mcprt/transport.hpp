@@ -50,6 +50,11 @@ struct TransportHandlers {
   // flowing, but what the server kept per session (resource subscriptions) is gone. Fires
   // after the new session took the messages that were waiting for it.
   std::function<void()> on_renewed;
+  // The core's RpcPeer sets this: a tools/list answer may keep each tool's inputSchema as
+  // the raw text the server sent (checked as JSON, parsed later; the RpcPeer hands every
+  // other message on as plain JSON). The core's transports honour it; a transport of the
+  // host's own may ignore it, and a wrapper that reads messages should leave it false.
+  bool raw_tool_schemas = false;
 };
 
 // What the sender knows about one outgoing message beyond its JSON (SPEC §14). Only the

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <utility>
 
+#include "jsonrpc/raw_json.hpp"
 #include "jsonrpc/untrusted_json.hpp"
 #include "mcprt/url.hpp"
 
@@ -138,7 +139,7 @@ std::string encode_cache_entry(const ServerConfig& config, const json& server_in
     out += std::string(",\"") + member + "\":[";
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (i > 0) out.push_back(',');
-      out += dump(items[i]);
+      detail::dump_keeping_raw(items[i], out);  // a tool schema kept raw is written as it came
     }
     out.push_back(']');
   };

@@ -18,12 +18,14 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
 #include "mcprt/json_text.hpp"
 
 #include "framing/utf8.hpp"
+#include "jsonrpc/raw_json.hpp"
 
 namespace mcprt {
 namespace {
@@ -127,6 +129,7 @@ class OpenContainers {
  public:
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }
+  json* at(std::size_t i) const { return i < kInline ? inline_[i] : deeper_[i - kInline]; }
   json* back() const { return size_ <= kInline ? inline_[size_ - 1] : deeper_.back(); }
   void push_back(json* container) {
     if (size_ < kInline) {
@@ -150,12 +153,14 @@ class OpenContainers {
 
 class JsonParser {
  public:
-  JsonParser(std::string_view text, bool allow_comments, std::size_t max_depth)
+  JsonParser(std::string_view text, bool allow_comments, std::size_t max_depth,
+             bool raw_tool_schemas = false)
       : begin_(text.data()),
         p_(begin_),
         end_(begin_ + text.size()),
         comments_(allow_comments),
-        max_depth_(max_depth) {}
+        max_depth_(max_depth),
+        raw_tool_schemas_(raw_tool_schemas) {}
 
   json parse(JsonSyntaxError* error) {
     json result;
@@ -264,13 +269,34 @@ class JsonParser {
 
   // [run, p_) onto string_ as one memcpy (libc++'s append of a pointer range copies a
   // character at a time).
-  void append_run(const char* run) { string_.append(run, static_cast<std::size_t>(p_ - run)); }
+  // While a raw schema is checked, its strings are only scanned.
+  void append_run(const char* run) {
+    if (!checking_) string_.append(run, static_cast<std::size_t>(p_ - run));
+  }
+
+  // Past whole 8-byte words of plain bytes (the table's), eight at a time: a word with a
+  // quote, a backslash, a control character or a byte from 0x80 stops it (a few plain
+  // words next to such a byte may stop it too: the byte loop after it reads them).
+  void skip_plain_words() {
+    constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+    constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+    while (end_ - p_ >= 8) {
+      std::uint64_t w;
+      std::memcpy(&w, p_, 8);
+      const std::uint64_t quote = w ^ (kOnes * '"');
+      const std::uint64_t backslash = w ^ (kOnes * '\\');
+      const std::uint64_t special = (w - kOnes * 0x20) | (quote - kOnes) | (backslash - kOnes);
+      if (((special & ~w) | w) & kHigh) return;
+      p_ += 8;
+    }
+  }
 
   // Into string_, `p_` just past the opening quote.
   Token lex_string() {
     string_.clear();
     const char* run = p_;
     while (true) {
+      skip_plain_words();
       while (p_ < end_ && kPlain.table[static_cast<unsigned char>(*p_)]) ++p_;
       if (p_ == end_) return lex_error(end_, "invalid string: missing closing quote");
       const unsigned char c = static_cast<unsigned char>(*p_);
@@ -480,24 +506,77 @@ class JsonParser {
     return &slot;
   }
 
-  // After '{' or ',' in an object: the key, the ':', and the token that starts the value.
+  // After '{' or ',' in an object (the innermost open container): the key, the ':', and
+  // the token that starts the value.
   bool object_member(Token& t) {
     if (t != Token::string) return fail(t, "object key", Token::string);
     key_ = std::move(string_);
+    // result.tools[*].inputSchema: open are the message, its result, the tools array and
+    // this tool.
+    // (The result's slot outlives a duplicate "result", which resets tools_: a freed tools
+    // array's address, reused by another container, never counts.)
+    capture_next_ = raw_tool_schemas_ && !checking_ && open_.size() == 4 && tools_ != nullptr &&
+                    open_.at(1) == result_ && open_.at(2) == tools_ && key_ == "inputSchema";
     t = next();
     if (t != Token::name_separator) return fail(t, "object separator", Token::name_separator);
     t = next();
     return true;
   }
 
+  // ---------------------------------------------------------- raw tool schemas (raw_json.hpp)
+
+  // Whether the container about to be placed is the message's result (an object) or its
+  // tools (an array in it): where placeholders may stand.
+  bool is_result_member() const {
+    return raw_tool_schemas_ && open_.size() == 1 && open_.back()->is_object() && key_ == "result";
+  }
+  bool is_tools_member() const {
+    return raw_tool_schemas_ && open_.size() == 2 && result_ != nullptr &&
+           open_.back() == result_ && key_ == "tools";
+  }
+
+  // What stands on the stack of open containers for one inside a raw schema: never written,
+  // shared by every parser.
+  static json* checked_container(json::value_t type) {
+    static json array(json::value_t::array);
+    static json object(json::value_t::object);
+    return type == json::value_t::array ? &array : &object;
+  }
+
+  // The schema's '{' was just read: from here to its '}', values are checked, not built.
+  json* start_raw_schema() {
+    checking_ = true;
+    raw_depth_ = open_.size();
+    raw_begin_ = token_begin_;
+    return checked_container(json::value_t::object);
+  }
+  // Its '}' was just read: the text in between goes under the key it was read for.
+  void finish_raw_schema(json& result) {
+    checking_ = false;
+    key_ = "inputSchema";
+    place(detail::make_raw_json(std::string_view(raw_begin_, static_cast<std::size_t>(p_ - raw_begin_))),
+          result);
+  }
+
+  // ----------------------------------------------------------------------------- document
+
   bool parse_document(json& result) {
     Token t = next();
     while (true) {
       // A value starts at `t`.
+      const bool capture = capture_next_;
+      capture_next_ = false;
       switch (t) {
         case Token::begin_array: {
           if (too_deep()) return fail_too_deep();
-          json* array = place(json(json::value_t::array), result);
+          json* array;
+          if (checking_) {
+            array = checked_container(json::value_t::array);
+          } else {
+            const bool tools = is_tools_member();
+            array = place(json(json::value_t::array), result);
+            if (tools) tools_ = array;
+          }
           t = next();
           if (t == Token::end_array) break;
           open_.push_back(array);
@@ -505,21 +584,45 @@ class JsonParser {
         }
         case Token::begin_object: {
           if (too_deep()) return fail_too_deep();
-          json* object = place(json(json::value_t::object), result);
+          json* object;
+          if (capture) {
+            object = start_raw_schema();
+          } else if (checking_) {
+            object = checked_container(json::value_t::object);
+          } else {
+            const bool is_result = is_result_member();
+            object = place(json(json::value_t::object), result);
+            if (is_result) {
+              // A duplicate "result" freed the first one's members.
+              result_ = object;
+              tools_ = nullptr;
+            }
+          }
           t = next();
-          if (t == Token::end_object) break;
-          if (!object_member(t)) return false;
+          if (t == Token::end_object) {
+            if (capture) finish_raw_schema(result);
+            break;
+          }
           open_.push_back(object);
+          if (!object_member(t)) return false;
           continue;
         }
-        case Token::string: place(json(std::move(string_)), result); break;
+        case Token::string:
+          if (!checking_) place(json(std::move(string_)), result);
+          break;
         case Token::number:
           if (overflow_) return fail_overflow();
-          place(std::move(number_), result);
+          if (!checking_) place(std::move(number_), result);
           break;
-        case Token::literal_true: place(json(true), result); break;
-        case Token::literal_false: place(json(false), result); break;
-        case Token::literal_null: place(json(nullptr), result); break;
+        case Token::literal_true:
+          if (!checking_) place(json(true), result);
+          break;
+        case Token::literal_false:
+          if (!checking_) place(json(false), result);
+          break;
+        case Token::literal_null:
+          if (!checking_) place(json(nullptr), result);
+          break;
         case Token::parse_error: return fail(t, "value", Token::parse_error, false);
         default: return fail(t, "value", Token::literal_or_value);
       }
@@ -544,6 +647,7 @@ class JsonParser {
           if (t != Token::end_object) return fail(t, "object", Token::end_object);
         }
         open_.pop_back();
+        if (checking_ && open_.size() == raw_depth_) finish_raw_schema(result);
       }
     }
   }
@@ -553,6 +657,7 @@ class JsonParser {
   const char* const end_;
   const bool comments_;
   const std::size_t max_depth_;
+  const bool raw_tool_schemas_;
   bool too_deep_ = false;
   const char* token_begin_ = nullptr;
   bool line_comment_at_end_ = false;
@@ -562,6 +667,17 @@ class JsonParser {
   json number_;              // the last number token
   std::string number_text_;  // its text, for strtod
   OpenContainers open_;  // the containers being filled, innermost last
+
+  // Raw tool schemas: the message's result object and its tools array (once placed), the
+  // schema being checked (and the open containers around it), and stand-ins for the
+  // containers inside it, which are checked, not built (checked_container: only their type
+  // is read).
+  json* result_ = nullptr;
+  json* tools_ = nullptr;
+  bool capture_next_ = false;  // the value about to be read is a tool's inputSchema
+  bool checking_ = false;
+  std::size_t raw_depth_ = 0;
+  const char* raw_begin_ = nullptr;
 
   // The last lexer error.
   const char* lex_message_ = "";
@@ -577,6 +693,11 @@ class JsonParser {
 json parse_json(std::string_view text, bool allow_comments, JsonSyntaxError* error,
                 std::size_t max_depth) {
   return JsonParser(text, allow_comments, max_depth).parse(error);
+}
+
+json detail::parse_json_keeping_raw_tool_schemas(std::string_view text, JsonSyntaxError* error,
+                                                 std::size_t max_depth) {
+  return JsonParser(text, /*allow_comments=*/false, max_depth, /*raw_tool_schemas=*/true).parse(error);
 }
 
 }  // namespace mcprt

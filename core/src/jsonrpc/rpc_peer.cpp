@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "jsonrpc/message.hpp"
+#include "jsonrpc/raw_json.hpp"
 #include "mcprt/json_object.hpp"
 #include "mcprt/jsonrpc.hpp"
 
@@ -34,6 +35,7 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
     std::uint64_t abort_listener = 0;
     std::function<void(const json&)> on_progress;
     bool stateless = false;  // RequestOptions::send.stateless, for its notifications/cancelled
+    bool raw_tool_schemas = false;  // RequestOptions::raw_tool_schemas
   };
 
   Impl(Executor& ex, std::unique_ptr<Transport> t, Logger* l)
@@ -213,7 +215,21 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
       }
       return;
     }
+    if (message.is_object()) settle_raw_tool_schemas(message);
     handle_message(std::move(message));
+  }
+
+  // The transport keeps tools/list schemas raw (raw_json.hpp) for whoever asked for them;
+  // every other message goes on as plain JSON. (Only a top-level object has any.)
+  void settle_raw_tool_schemas(json& message) {
+    auto result = message.find("result");
+    if (result == message.end() || !result->is_object() || !result->contains("tools")) return;
+    if (auto id = message.find("id"); id != message.end()) {
+      const auto key = detail::id_as_integer(*id);
+      auto it = key ? pending.find(*key) : pending.end();
+      if (it != pending.end() && it->second.raw_tool_schemas) return;
+    }
+    detail::restore_raw_tool_schemas(message);
   }
 
   void handle_message(json raw) {
@@ -385,6 +401,7 @@ void RpcPeer::start(Handlers handlers) {
   d.handlers = std::move(handlers);
   std::weak_ptr<Impl> weak = impl_;
   TransportHandlers th;
+  th.raw_tool_schemas = true;
   th.on_message = [weak](json message) {
     if (auto self = weak.lock(); self && !self->destroyed) {
       self->on_transport_message(std::move(message));
@@ -444,6 +461,7 @@ Result<json> RpcPeer::request(const std::string& method, json params, RequestOpt
   p.sent_at = d.executor.now();
   p.on_progress = std::move(options.on_progress);
   p.stateless = options.send.stateless;
+  p.raw_tool_schemas = options.raw_tool_schemas;
   d.arm_deadline(id, p);
   p.signal = std::move(options.signal);
   if (p.signal.can_abort()) {

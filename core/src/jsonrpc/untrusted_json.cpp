@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "framing/utf8.hpp"
+#include "jsonrpc/raw_json.hpp"
 
 namespace mcprt::detail {
 namespace {
@@ -75,7 +76,9 @@ const char* skip_value(const char* p, const char* end) {
 
 Result<json> parse_untrusted_json(std::string_view text, const JsonLimits& limits) {
   JsonSyntaxError error;
-  json value = parse_json(text, /*allow_comments=*/false, &error, limits.max_nesting_levels);
+  json value = limits.raw_tool_schemas
+                   ? parse_json_keeping_raw_tool_schemas(text, &error, limits.max_nesting_levels)
+                   : parse_json(text, /*allow_comments=*/false, &error, limits.max_nesting_levels);
   if (!value.is_discarded()) return value;
   if (error.too_deep) {
     return parse_failure(kJsonTooDeep, error.position,

@@ -26,6 +26,8 @@ namespace mcprt::detail {
 struct JsonLimits {
   // Arrays and objects nested inside each other; `[]` is 1 level, `{"a":[1]}` is 2.
   std::size_t max_nesting_levels = kDefaultMaxJsonNestingLevels;
+  // Keep each object at result.tools[*].inputSchema as its checked raw text (raw_json.hpp).
+  bool raw_tool_schemas = false;
 };
 
 // Why parse_untrusted_json refused a text (in Error::data["reason"]).

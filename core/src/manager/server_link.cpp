@@ -424,7 +424,7 @@ void ServerLink::on_connected(std::uint64_t attempt, Result<std::shared_ptr<Clie
     // tools/list (and no cache write: its age stays what the server allowed).
     return on_listed(session_->adopt_tools(std::move(*fresh)), /*from_cache=*/true);
   }
-  session_->list_tools([weak = weak_from_this(), attempt,
+  session_->list_tools_raw([weak = weak_from_this(), attempt,
                         at_epoch = owner_.epoch()](Result<std::vector<json>> listed) {
     ServerLink* self = current(weak, attempt, at_epoch);
     if (!self || self->stage_ != Stage::listing) return;
@@ -715,7 +715,7 @@ void ServerLink::relist() {
     return;
   }
   relisting_ = true;
-  session_->list_tools([weak = weak_from_this(), attempt = attempt_,
+  session_->list_tools_raw([weak = weak_from_this(), attempt = attempt_,
                         at_epoch = owner_.epoch()](Result<std::vector<json>> listed) {
     ServerLink* self = current(weak, attempt, at_epoch);
     if (!self || self->stage_ != Stage::ready) return;

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "jsonrpc/message.hpp"
+#include "jsonrpc/raw_json.hpp"
 #include "mcprt/json_object.hpp"
 #include "mcprt/client.hpp"
 #include "mcprt/http_transport.hpp"
@@ -995,6 +996,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     std::size_t pages = 0;
     std::map<std::string, std::vector<McpHeaderParam>> header_params;  // tools only
     json cache_hint;  // tools only: the first page's ttlMs / cacheScope (the 2026-07-28 wire)
+    bool raw_schemas = false;  // tools only: list_tools_raw
   };
 
   // Whether the server's capabilities offer `capability`; true when they are unknown (a
@@ -1005,7 +1007,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
   }
 
   void list(const ListKind& kind, std::function<void(Result<std::vector<json>>)> done,
-            AbortSignal signal) {
+            AbortSignal signal, bool raw_schemas = false) {
     if (state != State::ready) {
       post_to(std::move(done), Result<std::vector<json>>(not_ready(kind.method)));
       return;
@@ -1019,6 +1021,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     op->kind = &kind;
     op->done = std::move(done);
     op->signal = std::move(signal);
+    op->raw_schemas = raw_schemas;
     request_page(op, std::nullopt);
   }
 
@@ -1027,6 +1030,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     RequestOptions ro;
     ro.timeout = options.request_timeout;
     ro.signal = op->signal;
+    ro.raw_tool_schemas = op->raw_schemas;
     auto sent = send(
         op->kind->method, std::move(params), std::move(ro),
         guarded([op](Impl& self, Result<json> r) { self.on_page(op, std::move(r)); }));
@@ -1104,6 +1108,7 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
         problem = std::string("no string \"") + kind.id_field + "\"";
       }
       if (!problem.empty()) {
+        detail::restore_raw_schema(entry);
         logger->warn(prefix() + "ignoring " + kind.noun + " " + std::to_string(index) + " of " +
                      kind.method + " page " + std::to_string(op->pages) + ": " + problem + ": " +
                      detail::describe_json(entry));
@@ -1366,6 +1371,11 @@ void ClientSession::connect(std::function<void(Status)> done) { impl_->connect(s
 void ClientSession::list_tools(std::function<void(Result<std::vector<json>>)> done,
                                AbortSignal signal) {
   impl_->list(Impl::kToolsList, std::move(done), std::move(signal));
+}
+
+void ClientSession::list_tools_raw(std::function<void(Result<std::vector<json>>)> done,
+                                   AbortSignal signal) {
+  impl_->list(Impl::kToolsList, std::move(done), std::move(signal), /*raw_schemas=*/true);
 }
 
 void ClientSession::list_resources(std::function<void(Result<std::vector<json>>)> done,

@@ -142,7 +142,8 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
         on_endpoint(ev.data);
       } else if (ev.event == "message") {
         Result<json> message =
-            parse_untrusted_json(ev.data, {conn_->options().max_json_nesting_levels});
+            parse_untrusted_json(ev.data, {conn_->options().max_json_nesting_levels,
+                                           handlers_.raw_tool_schemas});
         if (!message) {
           report_unreadable_message(ev.data, message.error(), conn_->prefix(), &conn_->log(),
                                     handlers_);

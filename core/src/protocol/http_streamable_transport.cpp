@@ -434,7 +434,8 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     }
     if (!post->json_body.empty()) {
       Result<json> body =
-          parse_untrusted_json(post->json_body, {conn_->options().max_json_nesting_levels});
+          parse_untrusted_json(post->json_body, {conn_->options().max_json_nesting_levels,
+                                                 handlers_.raw_tool_schemas});
       post->json_body.clear();
       if (!body) {
         const Error& e = body.error();
@@ -581,7 +582,8 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     if (parser.retry_ms()) stream.retry_ms = *parser.retry_ms();
     for (std::string& data : datas) {
       Result<json> message =
-          parse_untrusted_json(data, {conn_->options().max_json_nesting_levels});
+          parse_untrusted_json(data, {conn_->options().max_json_nesting_levels,
+                                      handlers_.raw_tool_schemas});
       if (!message) {
         report_unreadable_message(data, message.error(), conn_->prefix(), &conn_->log(),
                                   handlers_);

@@ -107,6 +107,7 @@ class AutoHttpState : public std::enable_shared_from_this<AutoHttpState> {
   TransportHandlers forwarding_handlers() {
     std::weak_ptr<AutoHttpState> weak = weak_from_this();
     TransportHandlers h;
+    h.raw_tool_schemas = handlers_.raw_tool_schemas;
     h.on_message = [weak](json message) {
       auto self = weak.lock();
       if (!self) return;

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "auth/oauth_wire.hpp"
+#include "jsonrpc/raw_json.hpp"
 
 namespace mcprt {
 
@@ -249,12 +250,26 @@ Result<std::vector<McpHeaderParam>> x_mcp_header_params(const json& tool) {
   if (!tool.is_object()) return std::vector<McpHeaderParam>{};
   const auto schema = tool.find("inputSchema");
   if (schema == tool.end()) return std::vector<McpHeaderParam>{};
+  // A schema kept raw (raw_json.hpp) is parsed only when its text can hold the key: as it
+  // is, or with a character written as a backslash-u escape (the only escape that can
+  // stand for one of its characters).
+  json parsed;
+  const json* walked = &*schema;
+  if (detail::is_raw_json(*schema)) {
+    const std::string_view text = detail::raw_json_text(*schema);
+    if (text.find("x-mcp-header") == std::string_view::npos &&
+        text.find("\\u") == std::string_view::npos) {
+      return std::vector<McpHeaderParam>{};
+    }
+    parsed = detail::parse_raw_json(*schema);
+    walked = &parsed;
+  }
   const auto name = tool.find("name");
   AnnotationWalk walk(name != tool.end() && name->is_string() ? name->get<std::string>()
                                                               : std::string("(unnamed)"));
   std::vector<std::string> path;
   std::vector<std::string> trail;
-  walk.visit(*schema, /*reachable=*/true, path, trail);
+  walk.visit(*walked, /*reachable=*/true, path, trail);
   if (walk.error_) return std::move(*walk.error_);
   return std::move(walk.params_);
 }

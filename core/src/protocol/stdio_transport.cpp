@@ -209,7 +209,7 @@ class StdioTransport final : public Transport {
       // chunk were being delivered; the rest of the chunk is then dropped.
       if (phase != Phase::open || destroyed) return;
       Result<json> msg =
-          detail::parse_untrusted_json(line, {options.max_json_nesting_levels});
+          detail::parse_untrusted_json(line, {options.max_json_nesting_levels, handlers.raw_tool_schemas});
       if (!msg) {
         detail::report_unreadable_message(line, msg.error(), prefix, options.logger, handlers,
                                           kLoggedLineBytes);

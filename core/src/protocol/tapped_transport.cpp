@@ -4,6 +4,7 @@
 
 #include <utility>
 
+#include "jsonrpc/raw_json.hpp"
 #include "mcprt/transport.hpp"
 
 namespace mcprt {
@@ -22,8 +23,16 @@ class TappedTransport final : public Transport {
   void start(TransportHandlers handlers) override {
     // The handler holds its own reference to the tap: it may run while this object is
     // being torn down by its owner's close.
+    // The tap sees what the server sent: a tool schema kept raw (handlers.raw_tool_schemas,
+    // raw_json.hpp) is shown parsed, in a copy; the handler still gets it raw.
     handlers.on_message = [tap = tap_, next = std::move(handlers.on_message)](json message) {
-      (*tap)(MessageDirection::receive, message);
+      if (detail::has_raw_tool_schemas(message)) {
+        json shown = message;
+        detail::restore_raw_tool_schemas(shown);
+        (*tap)(MessageDirection::receive, shown);
+      } else {
+        (*tap)(MessageDirection::receive, message);
+      }
       if (next) next(std::move(message));
     };
     inner_->start(std::move(handlers));

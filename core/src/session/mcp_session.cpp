@@ -6,6 +6,7 @@
 
 #include "mcprt/json_object.hpp"
 #include "mcprt/session.hpp"
+#include "tools/tool_set.hpp"
 
 namespace mcprt {
 namespace {
@@ -156,8 +157,10 @@ const char* to_string(ToolSearchMode mode) {
 }
 
 std::size_t estimate_tool_tokens(const McpToolInfo& info) {
-  const std::size_t bytes =
-      info.name.size() + info.description.size() + info.input_schema.get().dump().size();
+  // A schema kept as the server's text (SharedJson) is counted as that text, unparsed.
+  const std::optional<std::string_view> text = detail::SharedJsonAccess::schema_text(info.input_schema);
+  const std::size_t bytes = info.name.size() + info.description.size() +
+                            (text ? text->size() : info.input_schema.get().dump().size());
   return (bytes + 3) / 4;
 }
 
@@ -329,7 +332,7 @@ void McpSession::refresh() {
                  .first;
       }
       const auto& [server_always, instructions] = it->second;
-      if (server_always || meta_always_load(info.definition.get()) ||
+      if (server_always || meta_always_load(detail::SharedJsonAccess::unparsed(info.definition)) ||
           names_word(instructions, info.raw_name) || names_word(instructions, info.name)) {
         s.always.insert(info.name);
       }

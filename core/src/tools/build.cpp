@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "jsonrpc/raw_json.hpp"
 #include "mcprt/json_object.hpp"
 #include "mcprt/tools.hpp"
 #include "tools/tool_set.hpp"
@@ -20,10 +21,65 @@ const json& SharedJson::null_value() {
 
 SharedJson::SharedJson(json value) : value_(std::make_shared<const json>(std::move(value))) {}
 
+void SharedJson::parse_schema() const {
+  std::call_once(lazy_->once, [lazy = lazy_] { lazy->parse(); });
+}
+
+std::string SharedJson::dump() const {
+  std::string out;
+  if (!lazy_) {
+    out = get().dump(-1, ' ', false, json::error_handler_t::replace);
+  } else if (value_.get() == lazy_->schema) {
+    out = *detail::SharedJsonAccess::schema_text(*this);
+  } else {
+    detail::dump_with_raw_member(lazy_->definition, "inputSchema",
+                                 *detail::SharedJsonAccess::schema_text(*this), out);
+  }
+  return out;
+}
+
+namespace detail {
+
+void LazySchema::parse() {
+  json value = parse_json(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
+  *schema = value.is_discarded() ? json() : std::move(value);  // it was checked: it parses
+  parsed = true;
+}
+
+SharedJson SharedJsonAccess::share(json definition) {
+  auto schema = definition.is_object() ? definition.find("inputSchema") : definition.end();
+  if (schema == definition.end() || !is_raw_json(*schema)) return SharedJson(std::move(definition));
+  auto lazy = std::make_shared<LazySchema>();
+  lazy->text = std::move(schema->get_binary());
+  *schema = nullptr;
+  lazy->definition = std::move(definition);
+  lazy->schema = &lazy->definition["inputSchema"];
+  SharedJson out(std::shared_ptr<const json>(lazy, &lazy->definition));
+  out.lazy_ = lazy.get();
+  return out;
+}
+
+std::optional<SharedJson> SharedJsonAccess::lazy_schema(const SharedJson& definition) {
+  if (!definition.lazy_) return std::nullopt;
+  SharedJson out(std::shared_ptr<const json>(definition.value_, definition.lazy_->schema));
+  out.lazy_ = definition.lazy_;
+  return out;
+}
+
+std::optional<std::string_view> SharedJsonAccess::schema_text(const SharedJson& value) {
+  if (!value.lazy_) return std::nullopt;
+  const json::binary_t& text = value.lazy_->text;
+  return std::string_view(reinterpret_cast<const char*>(text.data()), text.size());
+}
+
+}  // namespace detail
+
 const json& McpTool::annotations() const {
   static const json kNone = json::object();
-  auto it = info_.definition.find("annotations");
-  return it != info_.definition.end() && it->is_object() ? *it : kNone;
+  // Without parsing a schema kept raw: annotations are read for every tool shown.
+  const json& definition = detail::SharedJsonAccess::unparsed(info_.definition);
+  auto it = definition.find("annotations");
+  return it != definition.end() && it->is_object() ? *it : kNone;
 }
 
 bool requires_task_support(const json& definition) {
@@ -64,7 +120,7 @@ std::shared_ptr<McpTool> make_mcp_tool(Executor& executor, const std::string& se
                                        const SharedJson& definition, const std::string& raw_name,
                                        std::string name, const std::weak_ptr<McpToolHost>& host,
                                        const ToolBuildOptions& options) {
-  const json& def = definition.get();
+  const json& def = SharedJsonAccess::unparsed(definition);  // a raw schema stays raw
   McpToolInfo info;
   info.name = std::move(name);
   info.raw_name = raw_name;
@@ -72,7 +128,9 @@ std::shared_ptr<McpTool> make_mcp_tool(Executor& executor, const std::string& se
   if (auto it = def.find("description"); it != def.end() && it->is_string()) {
     info.description = it->get<std::string>();
   }
-  if (auto it = def.find("inputSchema"); it != def.end() && it->is_object()) {
+  if (auto lazy = SharedJsonAccess::lazy_schema(definition)) {
+    info.input_schema = std::move(*lazy);  // raw text (always an object), parsed when read
+  } else if (auto it = def.find("inputSchema"); it != def.end() && it->is_object()) {
     // Points into the shared definition (the aliasing constructor): no copy.
     info.input_schema = SharedJson(std::shared_ptr<const json>(definition.shared(), &*it));
   } else {
@@ -97,7 +155,7 @@ std::shared_ptr<McpTool> make_mcp_tool(Executor& executor, const std::string& se
 std::vector<SharedJson> share_definitions(std::vector<json> definitions) {
   std::vector<SharedJson> out;
   out.reserve(definitions.size());
-  for (json& d : definitions) out.emplace_back(std::move(d));
+  for (json& d : definitions) out.push_back(SharedJsonAccess::share(std::move(d)));
   return out;
 }
 

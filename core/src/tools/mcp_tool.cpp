@@ -24,6 +24,7 @@
 
 #include "mcprt/json_schema.hpp"
 #include "mcprt/tools.hpp"
+#include "tools/tool_set.hpp"
 
 namespace mcprt {
 
@@ -180,7 +181,9 @@ McpTool::McpTool(Executor& executor, McpToolInfo info, std::weak_ptr<McpToolHost
     : executor_(executor),
       info_(std::move(info)),
       host_(std::move(host)),
-      max_result_bytes_(tool_result_cap(info_.definition, max_result_bytes)),
+      // (_meta only: a schema kept raw stays unparsed)
+      max_result_bytes_(tool_result_cap(detail::SharedJsonAccess::unparsed(info_.definition),
+                                        max_result_bytes)),
       spill_(spill ? std::make_shared<const ResultSpill>(std::move(spill)) : nullptr) {}
 
 void McpTool::call(json arguments, ToolCallOptions options, ToolDone done) {

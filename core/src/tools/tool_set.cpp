@@ -44,7 +44,7 @@ void ToolSet::replace(const std::string& server, const ServerConfig* config,
   slice.deferred = deferred;
   slice.entries.reserve(definitions.size());
   for (const SharedJson& def : definitions) {
-    const std::string* raw = exposed_tool_name(def.get(), config, options_);
+    const std::string* raw = exposed_tool_name(SharedJsonAccess::unparsed(def), config, options_);
     if (!raw) continue;
     Entry e;
     e.raw = *raw;

@@ -11,15 +11,50 @@
 // whole set are assigned again (strings only) and only the tools whose name changed are
 // built anew. The sorted vector is made when it is read after a change.
 
+#include <atomic>
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "mcprt/tools.hpp"
 
 namespace mcprt::detail {
+
+// A listed definition whose inputSchema is still the raw text (jsonrpc/raw_json.hpp):
+// `definition` has the member, null until parse() puts the parsed schema there. Members
+// other than inputSchema never change, so they can be read without parsing.
+struct LazySchema {
+  json definition;
+  json::binary_t text;
+  json* schema = nullptr;  // &definition["inputSchema"]
+  std::once_flag once;
+  std::atomic<bool> parsed{false};  // for tests: parse() ran
+  void parse();
+};
+
+struct SharedJsonAccess {
+  // `definition` as a shared value; lazy when its inputSchema is a raw placeholder.
+  static SharedJson share(json definition);
+  // The inputSchema of a definition made by share(), sharing its state (null when the
+  // definition is not lazy).
+  static std::optional<SharedJson> lazy_schema(const SharedJson& definition);
+  // The definition without parsing its schema: read members other than inputSchema only.
+  static const json& unparsed(const SharedJson& definition) {
+    return definition.lazy_ ? definition.lazy_->definition : definition.get();
+  }
+  // The raw text of a lazy definition's (or schema's) inputSchema, parsed or not; nullopt
+  // for any other value.
+  static std::optional<std::string_view> schema_text(const SharedJson& value);
+  // Whether a lazy value's schema was parsed (false for any other value).
+  static bool schema_parsed(const SharedJson& value) {
+    return value.lazy_ && value.lazy_->parsed.load();
+  }
+};
 
 // The raw name of `definition` when it becomes a tool of a server with `config` (null = no
 // filter): an object with a string `name` that passes include/exclude. Else null.
