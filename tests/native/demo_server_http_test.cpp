@@ -28,6 +28,7 @@
 #include <thread>
 #include <vector>
 
+#include "jsonrpc/raw_json.hpp"
 #include "http_demo_server.hpp"
 #include "mcprt/client.hpp"
 #include "mcprt/http_transport.hpp"
@@ -531,6 +532,19 @@ TEST(DemoServerHttpClientStack, ConnectsListsCallsStreamsProgressAndCloses) {
     ASSERT_TRUE(pump_until(ex, [&] { return tools.has_value(); }));
     ASSERT_TRUE(tools->ok()) << tools->error().message;
     EXPECT_EQ(tools->value().size(), 6u);
+    // The manager's listing over Streamable HTTP: each inputSchema arrives as the checked
+    // text the server sent (SPEC §12's tool path), the same value list_tools parsed.
+    std::optional<mcprt::Result<std::vector<json>>> raw;
+    session->list_tools_raw([&](mcprt::Result<std::vector<json>> r) { raw = std::move(r); });
+    ASSERT_TRUE(pump_until(ex, [&] { return raw.has_value(); }));
+    ASSERT_TRUE(raw->ok()) << raw->error().message;
+    ASSERT_EQ(raw->value().size(), tools->value().size());
+    for (std::size_t i = 0; i < raw->value().size(); ++i) {
+      const json& schema = raw->value()[i]["inputSchema"];
+      ASSERT_TRUE(mcprt::detail::is_raw_json(schema)) << raw->value()[i]["name"];
+      EXPECT_FALSE(mcprt::detail::is_raw_json(tools->value()[i]["inputSchema"]));
+      EXPECT_EQ(mcprt::detail::parse_raw_json(schema), tools->value()[i]["inputSchema"]);
+    }
 
     std::optional<mcprt::Result<json>> sum;
     session->call_tool("add", {{"a", 20}, {"b", 22}}, {},

@@ -12,12 +12,15 @@
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 
 #include "mcprt/manager.hpp"
 #include "mcprt/native/file_store.hpp"
 #include "native_test_support.hpp"
+#include "tools/tool_set.hpp"
 
 namespace mcprt::native::test {
 namespace native_manager_test {  // this file's own names in a unity batch
@@ -114,6 +117,35 @@ TEST_F(NativeManager, SlowStartingServerIsAnsweredFromTheCacheOnTheSecondRun) {
   ASSERT_EQ(second.tools().size(), 2u);
   for (const auto& t : second.tools()) EXPECT_FALSE(t->info().deferred) << t->name();
   disconnect_all(second);
+}
+
+// SPEC §12's tool path in the runtime: a listed tool's inputSchema stays the text the server
+// sent (checked, not parsed) until something reads it, and the tool cache stores that text.
+TEST_F(NativeManager, ListedSchemasStayTextUntilReadAndAreCachedAsTheServerSentThem) {
+  McpManager m(services(), ManagerOptions{});
+  auto gate = connect(m, {scripted_config("ok", "ok")});
+  ASSERT_TRUE(gate.has_value());
+  ASSERT_EQ(m.tools().size(), 2u);
+  for (const auto& t : m.tools()) {
+    EXPECT_TRUE(mcprt::detail::SharedJsonAccess::schema_text(t->info().input_schema).has_value()) << t->name();
+    EXPECT_FALSE(mcprt::detail::SharedJsonAccess::schema_parsed(t->info().input_schema)) << t->name();
+  }
+  const json echo_schema = json::parse(
+      R"({"type":"object","properties":{"message":{"type":"string"}},"required":["message"]})");
+  auto echo = m.find_tool("mcp_ok_echo");
+  auto add = m.find_tool("mcp_ok_add");
+  ASSERT_TRUE(echo && add);
+  EXPECT_EQ(echo->input_schema(), echo_schema);
+  EXPECT_TRUE(mcprt::detail::SharedJsonAccess::schema_parsed(echo->info().input_schema));
+  EXPECT_FALSE(mcprt::detail::SharedJsonAccess::schema_parsed(add->info().input_schema));
+
+  // The cache entry, written after the listing, holds the schema's text.
+  const auto cache_file = store.path_for(ToolCache::key_for("ok"));
+  ASSERT_TRUE(pump_until(ex, [&] { return std::filesystem::exists(cache_file); }));
+  std::ifstream in(cache_file);
+  const std::string cached((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_THAT(cached, HasSubstr("\"inputSchema\":" + echo_schema.dump()));
+  disconnect_all(m);
 }
 
 TEST_F(NativeManager, KilledServerShowsReconnectingAtOnceAndComesBackByItself) {

@@ -197,7 +197,8 @@ void ServerLink::log_hidden_tools() {
   if (owner_.options().tools.task_support) return;
   std::string names;
   std::size_t n = 0;
-  for (const auto& def : definitions_) {
+  for (const SharedJson& shared : definitions_) {
+    const json& def = detail::SharedJsonAccess::unparsed(shared);  // a raw schema stays raw
     if (!requires_task_support(def)) continue;
     ++n;
     auto name = def.find("name");
@@ -830,7 +831,7 @@ void ServerLink::on_catalog_listed(CatalogKind kind, Result<std::vector<json>> l
   if (catalog_listing_ == 0 && catalog_unsaved_) {
     std::vector<json> defs;
     defs.reserve(definitions_.size());
-    for (const SharedJson& d : definitions_) defs.push_back(d.get());
+    for (const SharedJson& d : definitions_) defs.push_back(detail::SharedJsonAccess::as_listed(d));
     save_cache(defs);
   }
 }

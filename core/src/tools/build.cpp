@@ -66,6 +66,17 @@ std::optional<SharedJson> SharedJsonAccess::lazy_schema(const SharedJson& defini
   return out;
 }
 
+json SharedJsonAccess::as_listed(const SharedJson& definition) {
+  if (!definition.lazy_) return definition.get();
+  // Member by member: the schema's slot may be being parsed on another thread.
+  json out = json::object();
+  for (auto it = definition.lazy_->definition.begin(); it != definition.lazy_->definition.end(); ++it) {
+    if (it.key() != "inputSchema") out[it.key()] = it.value();
+  }
+  out["inputSchema"] = make_raw_json(*schema_text(definition));
+  return out;
+}
+
 std::optional<std::string_view> SharedJsonAccess::schema_text(const SharedJson& value) {
   if (!value.lazy_) return std::nullopt;
   const json::binary_t& text = value.lazy_->text;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "mcprt/tools.hpp"
+#include "util/string_order.hpp"
 
 namespace mcprt::detail {
 
@@ -50,6 +51,9 @@ struct SharedJsonAccess {
   // The raw text of a lazy definition's (or schema's) inputSchema, parsed or not; nullopt
   // for any other value.
   static std::optional<std::string_view> schema_text(const SharedJson& value);
+  // A copy of the definition as it was listed: a lazy one's inputSchema is a raw
+  // placeholder again (its text copied, not parsed).
+  static json as_listed(const SharedJson& definition);
   // Whether a lazy value's schema was parsed (false for any other value).
   static bool schema_parsed(const SharedJson& value) {
     return value.lazy_ && value.lazy_->parsed.load();
@@ -112,8 +116,8 @@ class ToolSet {
   std::weak_ptr<McpToolHost> host_;
   ToolBuildOptions options_;
   std::map<std::string, Slice> slices_;                      // by server
-  std::map<std::string, std::shared_ptr<McpTool>> by_name_;  // the merged set
-  std::map<std::string, std::size_t> plain_claims_;          // plain name → claimants
+  std::map<std::string, std::shared_ptr<McpTool>, StringOrder> by_name_;  // the merged set
+  std::map<std::string, std::size_t, StringOrder> plain_claims_;  // plain name → claimants
   std::size_t contested_ = 0;                                // plain names with 2+ claimants
   mutable std::vector<std::shared_ptr<McpTool>> sorted_;
   mutable bool sorted_stale_ = false;
