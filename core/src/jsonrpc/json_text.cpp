@@ -513,10 +513,13 @@ class JsonParser {
     key_ = std::move(string_);
     // result.tools[*].inputSchema: open are the message, its result, the tools array and
     // this tool.
-    // (The result's slot outlives a duplicate "result", which resets tools_: a freed tools
-    // array's address, reused by another container, never counts.)
+    // The slots stay where they are when a duplicate key gives them another value, so the
+    // types are checked too (a later "result" array, a later "tools" object), and a new
+    // "result" object resets tools_ (a freed tools array's address, reused by another
+    // container, never counts).
     capture_next_ = raw_tool_schemas_ && !checking_ && open_.size() == 4 && tools_ != nullptr &&
-                    open_.at(1) == result_ && open_.at(2) == tools_ && key_ == "inputSchema";
+                    open_.at(1) == result_ && open_.at(1)->is_object() &&
+                    open_.at(2) == tools_ && open_.at(2)->is_array() && key_ == "inputSchema";
     t = next();
     if (t != Token::name_separator) return fail(t, "object separator", Token::name_separator);
     t = next();
@@ -532,7 +535,7 @@ class JsonParser {
   }
   bool is_tools_member() const {
     return raw_tool_schemas_ && open_.size() == 2 && result_ != nullptr &&
-           open_.back() == result_ && key_ == "tools";
+           open_.back() == result_ && result_->is_object() && key_ == "tools";
   }
 
   // What stands on the stack of open containers for one inside a raw schema: never written,
