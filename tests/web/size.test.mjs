@@ -27,12 +27,13 @@
 // subscriptions that survive a renewed session then added 1.5 KB gzip, and the JSON
 // parser compiled for speed (-O2: the wasm tool path 1.7x faster) 0.9 KB: the module is
 // 220,503 B gzip (2026-12-04). SPEC §12's wasm tool path (a 2,000-tool tools/list from
-// bytes to registered tools within 1.5x of JSON.parse; it was 2.6x) then cost 0.6 KB
-// gzip: each tool's inputSchema kept as checked raw text (the parser's capture mode, the
-// lazy schema), memcpy and memcmp eight bytes at a time in place of the -Oz libc's byte
-// loops (platform-web/core/memory_functions.cpp), and the tool set's string order out of
-// line, compiled for speed (which also made the module smaller): 221,088 B gzip
-// (2026-12-05); the ceiling is that plus a little.
+// bytes to registered tools within 1.5x of JSON.parse; it was 2.6x, now 1.25x) then cost
+// 2.4 KB gzip (220,634 -> 223,000 B, 2026-12-05): each tool's inputSchema kept as checked
+// raw text (the parser's capture mode, the lazy schema, the runtime writing the text out),
+// memcpy and memcmp eight bytes at a time in place of the -Oz libc's byte loops
+// (platform-web/core/memory_functions.cpp: about nothing), and the tool set's string
+// order out of line, compiled for speed (0.5 KB smaller than libc++'s inline one). The
+// ceiling is that plus a little.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -40,7 +41,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 
 const SPEC_GZIP = 200 * 1024;
-const CEILING_GZIP = 221_400;
+const CEILING_GZIP = 223_300;
 
 test('Size_WasmModuleIsWithinTheBudget', (t) => {
   const wasmPath = path.join(path.dirname(process.env.MCPRT_JS_PACKAGE ?? ''), 'mcprt.wasm');
