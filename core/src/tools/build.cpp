@@ -21,9 +21,7 @@ const json& SharedJson::null_value() {
 
 SharedJson::SharedJson(json value) : value_(std::make_shared<const json>(std::move(value))) {}
 
-void SharedJson::parse_schema() const {
-  std::call_once(lazy_->once, [lazy = lazy_] { lazy->parse(); });
-}
+void SharedJson::parse_schema() const { lazy_->ensure_parsed(); }
 
 std::string SharedJson::dump() const {
   std::string out;
@@ -40,10 +38,18 @@ std::string SharedJson::dump() const {
 
 namespace detail {
 
-void LazySchema::parse() {
-  json value = parse_json(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
-  *schema = value.is_discarded() ? json() : std::move(value);  // it was checked: it parses
-  parsed = true;
+void LazySchema::ensure_parsed() {
+  if (state.load(std::memory_order_acquire) == parsed) return;
+  int expected = unparsed;
+  if (state.compare_exchange_strong(expected, parsing, std::memory_order_acq_rel)) {
+    json value =
+        parse_json(std::string_view(reinterpret_cast<const char*>(text.data()), text.size()));
+    *schema = value.is_discarded() ? json() : std::move(value);  // it was checked: it parses
+    state.store(parsed, std::memory_order_release);
+    return;
+  }
+  while (state.load(std::memory_order_acquire) != parsed) {
+  }
 }
 
 SharedJson SharedJsonAccess::share(json definition) {

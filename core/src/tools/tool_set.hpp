@@ -15,7 +15,6 @@
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,15 +26,20 @@
 namespace mcprt::detail {
 
 // A listed definition whose inputSchema is still the raw text (jsonrpc/raw_json.hpp):
-// `definition` has the member, null until parse() puts the parsed schema there. Members
-// other than inputSchema never change, so they can be read without parsing.
+// `definition` has the member, null until ensure_parsed() puts the parsed schema there.
+// Members other than inputSchema never change, so they can be read without parsing.
+//
+// The core runs on one thread, but a host may read a tool's schema from another (the
+// SharedJson it holds reads like an immutable value), so the first read parses under an
+// atomic state: one thread parses, any other that reads meanwhile waits the microseconds
+// that takes (core/ has no mutex: SPEC's platform-neutral core).
 struct LazySchema {
   json definition;
   json::binary_t text;
   json* schema = nullptr;  // &definition["inputSchema"]
-  std::once_flag once;
-  std::atomic<bool> parsed{false};  // for tests: parse() ran
-  void parse();
+  enum State : int { unparsed, parsing, parsed };
+  std::atomic<int> state{unparsed};
+  void ensure_parsed();
 };
 
 struct SharedJsonAccess {
@@ -56,7 +60,7 @@ struct SharedJsonAccess {
   static json as_listed(const SharedJson& definition);
   // Whether a lazy value's schema was parsed (false for any other value).
   static bool schema_parsed(const SharedJson& value) {
-    return value.lazy_ && value.lazy_->parsed.load();
+    return value.lazy_ && value.lazy_->state.load() == LazySchema::parsed;
   }
 };
 
