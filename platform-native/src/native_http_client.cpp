@@ -482,10 +482,12 @@ class NativeRequestHandle final : public HttpRequestHandle {
   std::shared_ptr<RequestState> state_;
 };
 
-// Easy handles of finished transfers, reset (curl_easy_reset: every option back to its
-// default) and kept for the next requests: a handle and its buffers (libcurl's 16 KiB read
-// buffer, and 64 KiB for uploads once a request sent a body) are allocated once, not per
-// request. At most kMaxIdle are kept. Loop thread only.
+// Easy handles of finished transfers, kept for the next requests: a handle and its
+// buffers are allocated once, not per request, and a kept handle keeps what every
+// transfer of this client sets alike (Transfer::configure_handle), so a request only sets
+// its own part (Transfer::configure_transfer, which sets or clears each option a request
+// may have set: no curl_easy_reset, whose defaults cost more than setting them again). At
+// most kMaxIdle are kept. Loop thread only.
 class EasyPool {
  public:
   EasyPool() = default;
@@ -495,19 +497,24 @@ class EasyPool {
     for (CURL* easy : idle_) curl_easy_cleanup(easy);
   }
 
-  CURL* take() {
-    if (idle_.empty()) return curl_easy_init();
+  // A kept handle, or a new one (`fresh`: it still needs Transfer::configure_handle).
+  CURL* take(bool& fresh) {
+    fresh = idle_.empty();
+    if (fresh) return curl_easy_init();
     CURL* easy = idle_.back();
     idle_.pop_back();
     return easy;
   }
-  // `easy` is in no multi.
+  // `easy` is in no multi. What pointed into its last transfer is cleared.
   void give(CURL* easy) {
     if (idle_.size() >= kMaxIdle) {
       curl_easy_cleanup(easy);
       return;
     }
-    curl_easy_reset(easy);
+    curl_easy_setopt(easy, CURLOPT_PRIVATE, static_cast<void*>(nullptr));
+    curl_easy_setopt(easy, CURLOPT_ERRORBUFFER, static_cast<char*>(nullptr));
+    curl_easy_setopt(easy, CURLOPT_HTTPHEADER, static_cast<curl_slist*>(nullptr));
+    curl_easy_setopt(easy, CURLOPT_POSTFIELDS, static_cast<const char*>(nullptr));
     idle_.push_back(easy);
   }
 
@@ -527,6 +534,12 @@ class CurlHeaderList {
   void clear() {
     text_.clear();
     nodes_.clear();
+  }
+  // Room for `lines` lines of `bytes` bytes in all (their names and values), so that the
+  // adds that follow do not grow the buffer line by line.
+  void reserve(std::size_t lines, std::size_t bytes) {
+    text_.reserve(bytes + 3 * lines);
+    nodes_.reserve(lines);
   }
   // Appends "<name>: <value>", or "<name>;" for an empty value ("Name:" would make libcurl
   // drop the field; "Name;" sends it with an empty value).
@@ -587,9 +600,11 @@ class Transfer {
   // Creates and configures the easy handle (in send()). An error names what
   // libcurl refused.
   std::optional<Error> init() {
-    easy_ = pool_.take();
+    bool fresh = false;
+    easy_ = pool_.take(fresh);
     if (easy_ == nullptr) return setup_error("curl_easy_init failed");
-    CURLcode rc = configure_constant();
+    CURLcode rc = fresh ? configure_handle() : CURLE_OK;
+    if (rc == CURLE_OK) rc = configure_transfer();
     if (rc == CURLE_OK) rc = configure_hop();
     if (rc != CURLE_OK) return setup_error(curl_easy_strerror(rc));
     return std::nullopt;
@@ -730,13 +745,13 @@ class Transfer {
     return state_->request().method == "POST" || !state_->request().body.empty();
   }
 
-  CURLcode configure_constant() {
+  // What every transfer of this client sets alike: once per easy handle (EasyPool keeps
+  // it across requests).
+  CURLcode configure_handle() {
     CURLcode rc = CURLE_OK;
     auto set = [&](CURLoption option, auto value) {
       if (rc == CURLE_OK) rc = curl_easy_setopt(easy_, option, value);
     };
-    const HttpRequest& request = state_->request();
-    set(CURLOPT_PRIVATE, static_cast<void*>(this));
     set(CURLOPT_NOSIGNAL, 1L);
     set(CURLOPT_PROTOCOLS_STR, "http,https");
     set(CURLOPT_HTTP_VERSION, static_cast<long>(CURL_HTTP_VERSION_1_1));
@@ -750,15 +765,10 @@ class Transfer {
     set(CURLOPT_HEADEROPT, static_cast<long>(CURLHEADER_SEPARATE));
     // The proxy's answer to CONNECT is not the origin's head: never fed to the head reader.
     set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1L);
-    set(CURLOPT_ERRORBUFFER, error_buffer_);
     set(CURLOPT_HEADERFUNCTION, &Transfer::on_header);
-    set(CURLOPT_HEADERDATA, static_cast<void*>(this));
     set(CURLOPT_WRITEFUNCTION, &Transfer::on_body);
-    set(CURLOPT_WRITEDATA, static_cast<void*>(this));
     set(CURLOPT_RESOLVER_START_FUNCTION, &Transfer::on_resolver_start);
-    set(CURLOPT_RESOLVER_START_DATA, static_cast<void*>(this));
     set(CURLOPT_OPENSOCKETFUNCTION, &Transfer::on_open_socket);
-    set(CURLOPT_OPENSOCKETDATA, static_cast<void*>(this));
     set(CURLOPT_CLOSESOCKETFUNCTION, &SocketWatcher::on_close_socket);
     set(CURLOPT_CLOSESOCKETDATA, static_cast<void*>(&watcher_));
     set(CURLOPT_CONNECTTIMEOUT_MS,
@@ -782,14 +792,35 @@ class Transfer {
     set(CURLOPT_SSL_VERIFYPEER, 1L);
     set(CURLOPT_SSL_VERIFYHOST, 2L);
     if (!options_.user_agent.empty()) set(CURLOPT_USERAGENT, options_.user_agent.c_str());
+    return rc;
+  }
 
-    if (request.method == "GET") {
-      set(CURLOPT_HTTPGET, 1L);
-    } else if (request.method == "HEAD") {
+  // This request's part: where the callbacks find it, its method and its body. A kept
+  // handle still holds the last request's method and body, so each is set or cleared here
+  // (in this order: CURLOPT_POSTFIELDS switches libcurl to POST, CURLOPT_HTTPGET back to a
+  // GET without a body).
+  CURLcode configure_transfer() {
+    CURLcode rc = CURLE_OK;
+    auto set = [&](CURLoption option, auto value) {
+      if (rc == CURLE_OK) rc = curl_easy_setopt(easy_, option, value);
+    };
+    const HttpRequest& request = state_->request();
+    set(CURLOPT_PRIVATE, static_cast<void*>(this));
+    set(CURLOPT_ERRORBUFFER, error_buffer_);
+    set(CURLOPT_HEADERDATA, static_cast<void*>(this));
+    set(CURLOPT_WRITEDATA, static_cast<void*>(this));
+    set(CURLOPT_RESOLVER_START_DATA, static_cast<void*>(this));
+    set(CURLOPT_OPENSOCKETDATA, static_cast<void*>(this));
+
+    set(CURLOPT_POSTFIELDS, static_cast<const char*>(nullptr));
+    set(CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(-1));
+    set(CURLOPT_CUSTOMREQUEST, static_cast<const char*>(nullptr));
+    set(CURLOPT_HTTPGET, 1L);
+    if (request.method == "HEAD") {
       set(CURLOPT_NOBODY, 1L);
     } else if (request.method == "POST") {
       set(CURLOPT_POST, 1L);
-    } else {
+    } else if (request.method != "GET") {
       set(CURLOPT_CUSTOMREQUEST, request.method.c_str());
     }
     if (sends_body()) {
@@ -805,6 +836,9 @@ class Transfer {
     curl_url_ = curl_url_for(parsed_);
     const bool leaves_origin = !same_origin(parsed_, state_->url());
     headers_.clear();
+    std::size_t bytes = std::string_view("Expect").size() + std::string_view("Content-Type").size();
+    for (const HttpHeader& h : request.headers) bytes += h.name.size() + h.value.size();
+    headers_.reserve(request.headers.size() + 2, bytes);
     for (const HttpHeader& h : request.headers) {
       if (leaves_origin && is_origin_bound_header(h.name)) continue;
       headers_.add(h.name, h.value);
