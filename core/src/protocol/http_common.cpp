@@ -125,8 +125,12 @@ AuthRequest HttpConnection::auth_request() const {
   return AuthRequest{options_.server_name, options_.credential_id, options_.url};
 }
 
+bool HttpConnection::token_ready() const {
+  return !uses_storage_token() || token_state_ == TokenState::ready;
+}
+
 void HttpConnection::when_token_ready(std::function<void()> ready) {
-  if (!uses_storage_token() || token_state_ == TokenState::ready) {
+  if (token_ready()) {
     ready();
     return;
   }
@@ -210,14 +214,18 @@ Error HttpConnection::http_status_error(int status, const std::string& url,
 
 // --- HttpCall ------------------------------------------------------------------------
 
-HttpCall::HttpCall(std::shared_ptr<HttpConnection> conn, Spec spec, Events events)
+HttpCall::HttpCall(Private, std::shared_ptr<HttpConnection> conn, Spec spec, Events events)
     : conn_(std::move(conn)), spec_(std::move(spec)), events_(std::move(events)), url_(spec_.url) {}
 
 HttpCall::~HttpCall() = default;
 
 std::shared_ptr<HttpCall> HttpCall::start(std::shared_ptr<HttpConnection> conn, Spec spec,
                                           Events events) {
-  std::shared_ptr<HttpCall> call(new HttpCall(std::move(conn), std::move(spec), std::move(events)));
+  auto call = std::make_shared<HttpCall>(Private{}, std::move(conn), std::move(spec), std::move(events));
+  if (call->conn_->token_ready()) {  // the usual case, without a callback to wait
+    call->send_attempt();
+    return call;
+  }
   std::weak_ptr<HttpCall> weak = call;
   call->conn_->when_token_ready([weak] {
     if (auto self = weak.lock(); self && !self->cancelled_) self->send_attempt();

@@ -64,6 +64,8 @@ class HttpConnection : public std::enable_shared_from_this<HttpConnection> {
   // already did or no lookup is needed, else later from the storage's answer. Waiters run
   // in the order they were added.
   void when_token_ready(std::function<void()> ready);
+  // Whether when_token_ready() would run its callback at once.
+  bool token_ready() const;
   // The server rejected `rejected` with `status` and its WWW-Authenticate fields
   // (`challenge`, joined): ask the storage for a fresh token (one refresh in flight at a
   // time; if the token already changed since `rejected`, `done` runs at once). `done` gets
@@ -155,6 +157,11 @@ class HttpCall : public std::enable_shared_from_this<HttpCall> {
 
   static std::shared_ptr<HttpCall> start(std::shared_ptr<HttpConnection> conn, Spec spec,
                                          Events events);
+ private:
+  struct Private {};  // only start() constructs (one allocation with its control block)
+
+ public:
+  HttpCall(Private, std::shared_ptr<HttpConnection> conn, Spec spec, Events events);
   ~HttpCall();
   // No event runs after this. Idempotent; safe inside this call's own events.
   void cancel();
@@ -162,7 +169,6 @@ class HttpCall : public std::enable_shared_from_this<HttpCall> {
   const std::string& url() const { return url_; }
 
  private:
-  HttpCall(std::shared_ptr<HttpConnection> conn, Spec spec, Events events);
   void send_attempt();
   void on_head(const HttpResponseHead& head);
   void follow(const std::string& location);

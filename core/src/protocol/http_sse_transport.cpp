@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "framing/utf8.hpp"
+#include "jsonrpc/message_writer.hpp"
 #include "jsonrpc/untrusted_json.hpp"
 #include "mcprt/json_object.hpp"
 #include "mcprt/framing.hpp"
@@ -233,7 +234,7 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
         self->post_failed(p, f.error);
       }
     };
-    std::string body = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    std::string body = thread_message_writer().write(message);
     post->call = HttpCall::start(conn_, {"POST", endpoint_, std::move(body), 0, true}, std::move(events));
   }
 

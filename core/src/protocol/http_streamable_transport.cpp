@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "jsonrpc/message_writer.hpp"
 #include "jsonrpc/untrusted_json.hpp"
 #include "mcprt/json_object.hpp"
 #include "mcprt/framing.hpp"
@@ -321,8 +322,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       post->is_initialized = true;
       if (!internal) initialized_notification_ = message;
     }
-    // replace: a string with invalid UTF-8 must not make dump() throw.
-    post->body = message.dump(-1, ' ', false, json::error_handler_t::replace);
+    post->body = thread_message_writer().write(message);
     start_post(std::move(post), session_retry_used, internal);
   }
 

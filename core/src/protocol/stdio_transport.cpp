@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "framing/utf8.hpp"
+#include "jsonrpc/message_writer.hpp"
 #include "jsonrpc/untrusted_json.hpp"
 #include "mcprt/framing.hpp"
 
@@ -15,36 +16,6 @@ namespace {
 // message (the full tail stays available through diagnostics()).
 constexpr std::size_t kLoggedLineBytes = 200;
 constexpr std::size_t kStderrInMessageBytes = 4096;
-// The serialization buffer keeps at most this much capacity between messages.
-constexpr std::size_t kKeptLineCapacity = 64 * 1024;
-
-// Serializes a message into one line ("...\n"). `message.dump()` built a new serializer each
-// time (its output adapter and its 512-byte indent string are two allocations) and grew a
-// new string from nothing (three or four more for a small request); this one serializer
-// and buffer per thread are reused, so a line costs the one allocation of its copy.
-// `replace`: a string with invalid UTF-8 must not make the dump throw.
-class LineWriter {
- public:
-  LineWriter()
-      : writer_(std::make_shared<nlohmann::detail::output_string_adapter<char, std::string>>(buf_),
-                ' ', json::error_handler_t::replace) {}
-
-  // Writes `message` and a newline to `stream` (copied there only if it cannot be written
-  // at once); the buffer is kept for the next message unless it grew past
-  // kKeptLineCapacity.
-  Status write_line(const json& message, ByteStream& stream) {
-    buf_.clear();
-    writer_.dump(message, /*pretty_print=*/false, /*ensure_ascii=*/false, /*indent_step=*/0);
-    buf_.push_back('\n');
-    Status s = stream.write_copy(buf_);
-    if (buf_.capacity() > kKeptLineCapacity) std::string().swap(buf_);
-    return s;
-  }
-
- private:
-  std::string buf_;  // before writer_, which writes into it
-  nlohmann::detail::serializer<json> writer_;
-};
 
 std::string stdio_server_prefix(const std::string& name) {
   if (name.empty()) return {};
@@ -117,8 +88,10 @@ class StdioTransport final : public Transport {
     if (st.phase == Phase::closing || st.phase == Phase::closed || !st.stream) {
       return Error::make(ErrorCode::closed, st.prefix + "connection is closed");
     }
-    thread_local LineWriter writer;
-    Status s = writer.write_line(message, *st.stream);
+    // One line ("...\n"), copied by the stream only if the pipe cannot take it at once.
+    std::string& line = detail::thread_message_writer().write(message);
+    line.push_back('\n');
+    Status s = st.stream->write_copy(line);
     if (!s) {
       Error e = s.error();
       e.message = st.prefix + e.message;
