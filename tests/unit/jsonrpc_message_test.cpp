@@ -94,6 +94,38 @@ TEST(JsonRpcMessage, Message_DescribeNeverThrowsOnBadUtf8AndTruncates) {
   EXPECT_EQ(detail::describe_json(json(std::string(500, 'a')), 10).size(), 13u);
 }
 
+TEST(JsonRpcMessage, DisposeJson_LeavesEveryKindOfValueNull) {
+  std::vector<json> values = {
+      json(7), json("a string longer than any small-string buffer"), json::object(), json::array(),
+      json::parse(R"({"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"},
+                  [[], {}, [1, [2, {"a": [3]}]]]],"isError":false}})")};
+  for (json& value : values) {
+    detail::dispose_json(value);
+    EXPECT_TRUE(value.is_null());
+  }
+}
+
+// Far deeper than the recursion bound (and than a recursion without one could go on the
+// wasm tests' 1 MiB stack): the levels below the bound are freed by nlohmann's destructor.
+// The ASan tree's leak check sees whether every level was freed.
+TEST(JsonRpcMessage, DisposeJson_FreesADomDeeperThanItsRecursionBound) {
+  json root = json::array();
+  json* level = &root;
+  for (int depth = 0; depth < 50000; ++depth) {
+    level->push_back(depth);  // a sibling on each level
+    if (depth % 2 == 0) {
+      level->push_back(json::object());
+      level = &(*level)[1]["next"];
+      *level = json::array();
+    } else {
+      level->push_back(json::array());
+      level = &(*level)[1];
+    }
+  }
+  detail::dispose_json(root);
+  EXPECT_TRUE(root.is_null());
+}
+
 // --- MemoryTransport -------------------------------------------------------------------
 
 struct EndLog {

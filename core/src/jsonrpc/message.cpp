@@ -36,7 +36,29 @@ Error wire_error_from(const json& err) {
   return Error::wire(code, std::move(message), std::move(data));
 }
 
+// The recursion of dispose_json: empties `value`'s containers, deepest first, for
+// `levels` levels.
+void empty_containers(json& value, int levels) {
+  if (levels == 0) return;  // left for nlohmann's destructor
+  if (value.is_object()) {
+    auto& members = value.get_ref<json::object_t&>();
+    for (auto& member : members) empty_containers(member.second, levels - 1);
+    members.clear();
+  } else if (value.is_array()) {
+    auto& elements = value.get_ref<json::array_t&>();
+    for (auto& element : elements) empty_containers(element, levels - 1);
+    elements.clear();
+  }
+}
+
+constexpr int kDisposeRecursionLevels = 32;
+
 }  // namespace
+
+void dispose_json(json& value) {
+  empty_containers(value, kDisposeRecursionLevels);
+  value = nullptr;
+}
 
 bool is_valid_id(const json& id) { return id.is_string() || id.is_number(); }
 

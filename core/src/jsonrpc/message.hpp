@@ -50,6 +50,14 @@ json make_result_response(const json& id, json result);
 json make_error_response(const json& id, int code, const std::string& message,
                          const json& data = nullptr);
 
+// Frees `value`, leaving it null, without allocating. nlohmann's destructor frees a
+// non-empty object or array through a work stack it allocates (a std::vector the size of
+// the container) so that a deep DOM cannot overflow the call stack; this empties the
+// containers from the leaves up, so that each is empty when freed. It recurses at most
+// 32 levels: anything deeper is freed by nlohmann's own destructor (with its work stack),
+// as a DOM a caller built can be arbitrarily deep.
+void dispose_json(json& value);
+
 // A short, never-throwing rendering of untrusted JSON for logs and error messages.
 std::string describe_json(const json& value, std::size_t max_chars = 200);
 

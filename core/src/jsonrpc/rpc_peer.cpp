@@ -235,6 +235,9 @@ struct RpcPeer::Impl : std::enable_shared_from_this<Impl> {
   void handle_message(json raw) {
     if (destroyed || closed) return;
     detail::Message m = detail::classify_message(std::move(raw));
+    // What is left of the message (its envelope, once the result or params moved out) is
+    // freed now and without allocating, not by nlohmann's destructor (dispose_json).
+    detail::dispose_json(raw);
     switch (m.kind) {
       case detail::MessageKind::response:
         return handle_response(std::move(m));
@@ -447,8 +450,8 @@ Result<json> RpcPeer::request(const std::string& method, json params, RequestOpt
   const json& message = d.request_message(id, method, params, fresh);
   Status sent = d.transport->send_with(message, options.send);
   // The params leave the envelope with this call (a large argument is not kept until the
-  // next request).
-  if (&message == &d.request_envelope) d.request_envelope["params"] = nullptr;
+  // next request). dispose_json frees them, or a fresh message, without allocating.
+  detail::dispose_json(&message == &d.request_envelope ? d.request_envelope["params"] : fresh);
   if (!sent) return std::move(sent).error();
   ++d.next_id;
 
