@@ -600,6 +600,56 @@ TEST_F(ClientTest, Client_DestroyedSessionRunsNoCallbacks) {
   EXPECT_TRUE(server.closed());
 }
 
+// More calls in flight than the session keeps callback slots for once idle (64), answered
+// in reverse order: each answer reaches its own caller, and calls after the burst still do.
+TEST_F(ClientTest, Client_ConcurrentCallsAnsweredOutOfOrderReachTheirOwnCallers) {
+  server.hold("tools/call");
+  start_ready();
+  constexpr int kCalls = 70;
+  std::vector<Captured<Result<json>>> called(kCalls);
+  for (int i = 0; i < kCalls; ++i) {
+    session->call_tool("t", json{{"i", i}}, {}, called[static_cast<std::size_t>(i)].fn());
+  }
+  ex.run_until_idle();
+  auto requests = server.requests("tools/call");
+  ASSERT_EQ(requests.size(), static_cast<std::size_t>(kCalls));
+  for (auto it = requests.rbegin(); it != requests.rend(); ++it) {
+    server.reply((*it)["id"], json{{"echo", (*it)["params"]["arguments"]["i"]}});
+    ex.run_until_idle();
+  }
+  for (int i = 0; i < kCalls; ++i) {
+    const auto& c = called[static_cast<std::size_t>(i)];
+    ASSERT_EQ(c.calls, 1) << i;
+    ASSERT_TRUE(c.ok()) << i;
+    EXPECT_EQ(c.last->value()["echo"], i);
+  }
+  Captured<Result<json>> after;
+  session->call_tool("t", json{{"i", kCalls}}, {}, after.fn());
+  ex.run_until_idle();
+  server.reply(server.last_request("tools/call")["id"], json{{"echo", kCalls}});
+  ex.run_until_idle();
+  ASSERT_EQ(after.calls, 1);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(after.last->value()["echo"], kCalls);
+}
+
+TEST_F(ClientTest, Client_ACallbackMayDestroyTheSession) {
+  server.hold("tools/call");
+  start_ready();
+  int calls = 0;
+  session->call_tool("a", json::object(), {}, [&](Result<json> r) {
+    ++calls;
+    EXPECT_TRUE(r.ok());
+    session.reset();  // the last handle
+  });
+  ex.run_until_idle();
+  server.reply(server.last_request("tools/call")["id"], json::object());
+  ex.run_until_idle();
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(session, nullptr);
+  EXPECT_TRUE(server.closed());
+}
+
 TEST_F(ClientTest, Client_DestroyingTheSessionDuringConnectCancelsEverything) {
   server.hold("initialize");
   start(make_options());

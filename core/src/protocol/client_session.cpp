@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <type_traits>
 #include <utility>
 
 #include "jsonrpc/message.hpp"
@@ -1157,22 +1158,82 @@ struct ClientSession::Impl : std::enable_shared_from_this<Impl> {
     ro.max_total_timeout = call.max_total_timeout;
     ro.signal = std::move(call.signal);
     ro.on_progress = std::move(call.on_progress);
-    auto shared_done = std::make_shared<std::function<void(Result<json>)>>(std::move(done));
-    auto sent = send(
-        method, std::move(params), std::move(ro),
-        guarded([shared_done, what, check](Impl& self, Result<json> r) {
-          auto fn = std::move(*shared_done);
-          if (!fn) return;
-          if (!r.ok()) return fn(self.named(std::move(r).error()));
-          std::string problem = !r.value().is_object()
-                                    ? "a non-object result: " + detail::describe_json(r.value())
-                                : check ? check(r.value())
-                                        : std::string();
-          if (!problem.empty()) return fn(self.make_error(ErrorCode::protocol, what + " returned " + problem));
-          fn(std::move(r));
-        }),
-        std::move(call.tool_definition));
-    if (!sent) post_to(std::move(*shared_done), Result<json>(named(std::move(sent).error())));
+    const std::size_t slot = add_object_call(std::move(done), what, check);
+    auto sent = send(method, std::move(params), std::move(ro), ObjectAnswer{this, slot},
+                     std::move(call.tool_definition));
+    if (sent) return;
+    auto unsent = std::move(object_calls[slot].done);
+    release_object_call(slot);
+    post_to(std::move(unsent), Result<json>(named(std::move(sent).error())));
+  }
+
+  // The calls request_object has in flight, by slot: the caller's callback and what its
+  // answer must be. Slots are reused, so a call in steady state allocates nothing here.
+  struct ObjectCall {
+    std::function<void(Result<json>)> done;
+    std::string what;
+    ResultCheck check = nullptr;
+  };
+  std::vector<ObjectCall> object_calls;
+  std::vector<std::size_t> free_object_calls;
+
+  // The peer's callback for the call in `slot`. Two words and trivially copyable, so
+  // std::function keeps it without allocating (a lambda holding a weak_ptr or the caller's
+  // callback is allocated). A plain pointer to the session is safe: only the peer and a
+  // ModernOp hold this callback; the peer goes with the session handle (~ClientSession) and
+  // runs nothing after, and a ModernOp runs it from a member function of the live session.
+  struct ObjectAnswer {
+    Impl* session;
+    std::size_t slot;
+    void operator()(Result<json> r) const { session->on_object_answer(slot, std::move(r)); }
+  };
+  static_assert(std::is_trivially_copyable_v<ObjectAnswer> && sizeof(ObjectAnswer) <= 16);
+
+  std::size_t add_object_call(std::function<void(Result<json>)> done, const std::string& what,
+                              ResultCheck check) {
+    std::size_t slot = object_calls.size();
+    if (free_object_calls.empty()) {
+      object_calls.emplace_back();
+    } else {
+      slot = free_object_calls.back();
+      free_object_calls.pop_back();
+    }
+    ObjectCall& call = object_calls[slot];
+    call.done = std::move(done);
+    call.what = what;  // into the slot's buffer when it is large enough
+    call.check = check;
+    return slot;
+  }
+
+  // Frees a slot. Once no call is in flight, a table grown past 64 slots (a burst) is
+  // dropped, so that the burst does not pin its memory.
+  void release_object_call(std::size_t slot) {
+    object_calls[slot].done = nullptr;
+    free_object_calls.push_back(slot);
+    if (free_object_calls.size() == object_calls.size() && object_calls.size() > 64) {
+      object_calls.clear();
+      object_calls.shrink_to_fit();
+      free_object_calls.clear();
+      free_object_calls.shrink_to_fit();
+    }
+  }
+
+  void on_object_answer(std::size_t slot, Result<json> r) {
+    auto self = weak_from_this().lock();  // held while `done` runs: it may drop the handle
+    if (!self || destroyed) return;
+    ObjectCall& call = object_calls[slot];
+    auto done = std::move(call.done);
+    if (!r.ok()) {
+      r = named(std::move(r).error());
+    } else {
+      std::string problem = !r.value().is_object()
+                                ? "a non-object result: " + detail::describe_json(r.value())
+                            : call.check ? call.check(r.value())
+                                         : std::string();
+      if (!problem.empty()) r = make_error(ErrorCode::protocol, call.what + " returned " + problem);
+    }
+    release_object_call(slot);
+    if (done) done(std::move(r));
   }
 
   // Refuses (posted) what cannot be sent: not ready, or a capability the server lacks.
