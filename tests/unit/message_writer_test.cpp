@@ -1,6 +1,6 @@
 // The kept message writer (core/src/jsonrpc/message_writer.hpp): what it writes is what
 // json::dump(-1, ' ', false, replace) writes, whatever the previous message left in its
-// buffer, and a buffer a large message grew is given back.
+// buffer, and a buffer a large message grew is given back once its text was used.
 
 #include "jsonrpc/message_writer.hpp"
 
@@ -26,24 +26,34 @@ TEST(MessageWriter, WritesWhatDumpWritesOneMessageAfterAnother) {
       json(std::string("bad \xff utf-8")),  // replaced, not thrown
       json::object(),
   };
-  for (const json& m : messages) EXPECT_EQ(writer.write(m), dumped(m));
+  for (const json& m : messages) EXPECT_EQ(writer.text(m), dumped(m));
 }
 
-TEST(MessageWriter, TheTextMayBeAppendedToUntilTheNextWrite) {
+TEST(MessageWriter, HandsTheTextToItsUserWhoMayAppendAndReturnsWhatTheUserReturns) {
   MessageWriter writer;
-  std::string& line = writer.write(json{{"id", 1}});
-  line.push_back('\n');
-  EXPECT_EQ(line, "{\"id\":1}\n");
-  EXPECT_EQ(writer.write(json{{"id", 2}}), "{\"id\":2}");
+  const std::size_t size = writer.write(json{{"id", 1}}, [](std::string& line) {
+    line.push_back('\n');
+    EXPECT_EQ(line, "{\"id\":1}\n");
+    return line.size();
+  });
+  EXPECT_EQ(size, 9u);
+  EXPECT_EQ(writer.text(json{{"id", 2}}), "{\"id\":2}");
 }
 
-TEST(MessageWriter, ABufferGrownPastTheKeptCapacityIsGivenBackAtTheNextWrite) {
+TEST(MessageWriter, ABufferGrownPastTheKeptCapacityIsGivenBackOnceUsed) {
   MessageWriter writer;
+  writer.text(json(std::string(1000, 'x')));
+  const std::size_t kept = writer.capacity();
+  EXPECT_GE(kept, 1000u) << "a small message's buffer is kept for the next";
   const json big(std::string(MessageWriter::kKeptCapacity * 2, 'x'));
-  EXPECT_EQ(writer.write(big).size(), MessageWriter::kKeptCapacity * 2 + 2);
-  const std::string& small = writer.write(json(1));
-  EXPECT_EQ(small, "1");
-  EXPECT_LE(small.capacity(), MessageWriter::kKeptCapacity);
+  std::size_t capacity_in_use = 0;
+  writer.write(big, [&](std::string& text) {
+    capacity_in_use = text.capacity();
+    return 0;
+  });
+  EXPECT_GT(capacity_in_use, MessageWriter::kKeptCapacity * 2);
+  EXPECT_LE(writer.capacity(), MessageWriter::kKeptCapacity) << "not kept once the text was used";
+  EXPECT_EQ(writer.text(json(1)), "1");
 }
 
 TEST(MessageWriter, EachThreadHasOneWriter) {

@@ -8,14 +8,9 @@ MessageWriter::MessageWriter()
     : writer_(std::make_shared<nlohmann::detail::output_string_adapter<char, std::string>>(buf_),
               ' ', json::error_handler_t::replace) {}
 
-std::string& MessageWriter::write(const json& message) {
-  if (buf_.capacity() > kKeptCapacity) {
-    std::string().swap(buf_);
-  } else {
-    buf_.clear();
-  }
+void MessageWriter::dump(const json& message) {
+  buf_.clear();
   writer_.dump(message, /*pretty_print=*/false, /*ensure_ascii=*/false, /*indent_step=*/0);
-  return buf_;
 }
 
 MessageWriter& thread_message_writer() {

@@ -3,7 +3,7 @@
 // across messages. `json::dump()` builds a new serializer each time (its output adapter
 // and its 512-byte indent string are two allocations) and grows a new string from nothing
 // (three or four more for a small request); with this writer a message costs at most the
-// one allocation of the caller's copy.
+// one allocation of a copy the caller keeps.
 
 #include <cstddef>
 #include <string>
@@ -18,15 +18,34 @@ class MessageWriter {
   MessageWriter(const MessageWriter&) = delete;
   MessageWriter& operator=(const MessageWriter&) = delete;
 
-  // `message` as message.dump(-1, ' ', false, json::error_handler_t::replace) writes it
-  // (`replace`: a string with invalid UTF-8 must not make the dump throw). The text is in
-  // the writer's buffer: valid, and free to append to, until the next write(). A buffer
-  // that a large message grew past kKeptCapacity is given back at the next write().
-  std::string& write(const json& message);
+  // Writes `message` as message.dump(-1, ' ', false, json::error_handler_t::replace) does
+  // (`replace`: a string with invalid UTF-8 must not make the dump throw) and hands the
+  // text to `use`, which may append to it; returns what `use` returns. The buffer is kept
+  // for the next message unless this one grew it past kKeptCapacity.
+  template <class Use>
+  decltype(auto) write(const json& message, Use&& use) {
+    struct Keep {
+      std::string& buf;
+      ~Keep() {
+        if (buf.capacity() > kKeptCapacity) std::string().swap(buf);
+      }
+    } keep{buf_};
+    dump(message);
+    return use(buf_);
+  }
+  // The text of `message`, copied out of the buffer.
+  std::string text(const json& message) {
+    return write(message, [](const std::string& t) { return t; });
+  }
+
+  // What the writer holds between messages.
+  std::size_t capacity() const { return buf_.capacity(); }
 
   static constexpr std::size_t kKeptCapacity = 64 * 1024;
 
  private:
+  void dump(const json& message);  // into buf_, cleared first
+
   std::string buf_;  // before writer_, which writes into it
   nlohmann::detail::serializer<json> writer_;
 };

@@ -234,7 +234,7 @@ class LegacySseState : public std::enable_shared_from_this<LegacySseState> {
         self->post_failed(p, f.error);
       }
     };
-    std::string body = thread_message_writer().write(message);
+    std::string body = thread_message_writer().text(message);
     post->call = HttpCall::start(conn_, {"POST", endpoint_, std::move(body), 0, true}, std::move(events));
   }
 

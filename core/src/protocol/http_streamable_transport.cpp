@@ -322,7 +322,7 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       post->is_initialized = true;
       if (!internal) initialized_notification_ = message;
     }
-    post->body = thread_message_writer().write(message);
+    post->body = thread_message_writer().text(message);
     start_post(std::move(post), session_retry_used, internal);
   }
 

@@ -89,9 +89,10 @@ class StdioTransport final : public Transport {
       return Error::make(ErrorCode::closed, st.prefix + "connection is closed");
     }
     // One line ("...\n"), copied by the stream only if the pipe cannot take it at once.
-    std::string& line = detail::thread_message_writer().write(message);
-    line.push_back('\n');
-    Status s = st.stream->write_copy(line);
+    Status s = detail::thread_message_writer().write(message, [&](std::string& line) {
+      line.push_back('\n');
+      return st.stream->write_copy(line);
+    });
     if (!s) {
       Error e = s.error();
       e.message = st.prefix + e.message;
