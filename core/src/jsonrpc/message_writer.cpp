@@ -13,6 +13,13 @@ void MessageWriter::dump(const json& message) {
   writer_.dump(message, /*pretty_print=*/false, /*ensure_ascii=*/false, /*indent_step=*/0);
 }
 
+std::string MessageWriter::text(const json& message) {
+  dump(message);
+  std::string copy = buf_;
+  if (buf_.capacity() > kKeptCapacity) std::string().swap(buf_);
+  return copy;
+}
+
 MessageWriter& thread_message_writer() {
   thread_local MessageWriter writer;
   return writer;

@@ -33,10 +33,8 @@ class MessageWriter {
     dump(message);
     return use(buf_);
   }
-  // The text of `message`, copied out of the buffer.
-  std::string text(const json& message) {
-    return write(message, [](const std::string& t) { return t; });
-  }
+  // The text of `message`, copied out of the buffer (kept, or given back, as write() does).
+  std::string text(const json& message);
 
   // What the writer holds between messages.
   std::size_t capacity() const { return buf_.capacity(); }
