@@ -71,7 +71,11 @@ bool is_redirect_status(int status) {
 
 // Header fields go on the wire verbatim; CR/LF/NUL would let a value inject lines.
 bool is_safe_header_text(std::string_view s) {
-  return s.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;
+  // A plain loop: find_first_of with a three-character set calls memchr per character.
+  for (char c : s) {
+    if (c == '\r' || c == '\n' || c == '\0') return false;
+  }
+  return true;
 }
 
 // Request headers that stay with their origin when a followed redirect leaves it.
@@ -702,6 +706,7 @@ class Transfer {
       if (!request_sent_) return true;
     }
     if (watch_read) {
+      if (std::exchange(read_since_check_, false)) last_read_at_ = now;
       const auto limit = std::chrono::milliseconds(options_.read_idle_timeout_ms);
       const auto since = std::max(sent_at_, last_read_at_);
       if (now - since >= limit) {
@@ -858,6 +863,7 @@ class Transfer {
     request_sent_ = false;
     uploaded_ = -1;
     write_progress_at_ = sent_at_ = last_read_at_ = SteadyClock::time_point{};
+    read_since_check_ = false;
   }
 
   std::int64_t connect_timeout_ms() const {
@@ -866,7 +872,7 @@ class Transfer {
 
   std::size_t header_line(std::string_view line) {
     if (doomed_ || state_->stop_requested()) return 0;
-    last_read_at_ = SteadyClock::now();
+    read_since_check_ = true;
     switch (reader_.feed_line(line)) {
       case detail::ResponseHeadReader::Event::more:
       case detail::ResponseHeadReader::Event::interim_head:
@@ -917,7 +923,7 @@ class Transfer {
 
   std::size_t body_bytes(const char* data, std::size_t size) {
     if (doomed_) return 0;
-    last_read_at_ = SteadyClock::now();
+    read_since_check_ = true;
     if (phase_ == Phase::redirect_body) {
       redirect_body_bytes_ += size;
       return redirect_body_bytes_ > kMaxRedirectBodyBytes ? 0 : size;
@@ -1072,7 +1078,10 @@ class Transfer {
   curl_off_t uploaded_ = -1;
   SteadyClock::time_point write_progress_at_{};
   SteadyClock::time_point sent_at_{};
+  // When the server last sent something: the check after the turn that read it (every
+  // turn ends with one) stamps it, instead of a clock read per header line and chunk.
   SteadyClock::time_point last_read_at_{};
+  bool read_since_check_ = false;
 };
 
 }  // namespace

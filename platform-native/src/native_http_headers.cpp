@@ -29,10 +29,15 @@ std::string_view trim_ows(std::string_view s) {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // RFC 9110 §5.5: CR, LF and NUL inside a value are replaced by SP (the value may go back
-// on the wire, e.g. Mcp-Session-Id, where they would split lines).
+// on the wire, e.g. Mcp-Session-Id, where they would split lines). Values almost never
+// hold one: three memchr scans first, the per-character pass only when one is there.
 void append_value(std::string& out, std::string_view value) {
   const std::size_t from = out.size();
   out.append(value);
+  if (value.find('\r') == std::string_view::npos && value.find('\n') == std::string_view::npos &&
+      value.find('\0') == std::string_view::npos) {
+    return;
+  }
   for (std::size_t i = from; i < out.size(); ++i) {
     char& c = out[i];
     if (c == '\r' || c == '\n' || c == '\0') c = ' ';
@@ -53,7 +58,7 @@ ResponseHeadReader::Event ResponseHeadReader::fail(Failure why) {
   failure_ = why;
   failed_in_trailers_ = state_ == State::trailers;
   state_ = State::failed;
-  has_pending_ = false;
+  last_value_ = nullptr;
   return Event::failed;
 }
 
@@ -78,22 +83,16 @@ bool ResponseHeadReader::parse_status_line(std::string_view line) {
 }
 
 void ResponseHeadReader::begin_field(std::string_view line) {
-  has_pending_ = false;
+  last_value_ = nullptr;
   const std::size_t colon = line.find(':');
   if (colon == std::string_view::npos) return;  // not a field: skipped
   const std::string_view name = line.substr(0, colon);
   if (!is_http_token(name)) return;  // "Name : v" or binary junk: skipped (RFC 9112 §5.1)
-  pending_.name.assign(name);
-  pending_.value.clear();
-  append_value(pending_.value, trim_ows(line.substr(colon + 1)));
-  has_pending_ = true;
-}
-
-void ResponseHeadReader::flush_field() {
-  if (!has_pending_) return;
-  headers_.add(std::move(pending_.name), std::move(pending_.value));
-  pending_ = {};
-  has_pending_ = false;
+  // A head has about a dozen fields: one allocation for the list instead of five.
+  if (headers_.empty()) headers_.reserve(16);
+  HttpHeader& field = headers_.add(std::string(name), std::string());
+  append_value(field.value, trim_ows(line.substr(colon + 1)));
+  last_value_ = &field.value;
 }
 
 ResponseHeadReader::Event ResponseHeadReader::feed_line(std::string_view line) {
@@ -116,7 +115,7 @@ ResponseHeadReader::Event ResponseHeadReader::feed_line(std::string_view line) {
 
     case State::fields:
       if (blank) {
-        flush_field();
+        last_value_ = nullptr;
         if (pending_status_ / 100 == 1 && pending_status_ != 101) {
           // An interim head: its fields are not the answer; the counters go on.
           headers_ = {};
@@ -130,14 +129,13 @@ ResponseHeadReader::Event ResponseHeadReader::feed_line(std::string_view line) {
         return Event::final_head;
       }
       if (folded) {
-        if (has_pending_) {
-          pending_.value += ' ';
-          append_value(pending_.value, trim_ows(content));
+        if (last_value_ != nullptr) {
+          *last_value_ += ' ';
+          append_value(*last_value_, trim_ows(content));
         }
         return Event::more;  // a continuation of a skipped line (or of none) is dropped
       }
       if (++fields_ > limits_.max_fields) return fail(Failure::too_many_fields);
-      flush_field();
       begin_field(content);
       return Event::more;
 

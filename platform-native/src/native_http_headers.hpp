@@ -87,10 +87,8 @@ class ResponseHeadReader {
 
   Event fail(Failure why);
   bool parse_status_line(std::string_view line);
-  // A field line of the head: held in pending_ until the next line shows whether it
-  // continues (obsolete folding).
+  // A field line of the head: added to headers_ (a skipped line adds nothing).
   void begin_field(std::string_view line);
-  void flush_field();
 
   ResponseHeadLimits limits_;
   State state_ = State::status_line;
@@ -98,8 +96,10 @@ class ResponseHeadReader {
   int status_ = 0;
   int pending_status_ = 0;  // the status of the head being read
   HttpHeaders headers_;
-  HttpHeader pending_;
-  bool has_pending_ = false;
+  // The value of the field the last line added, which a folded line continues (obsolete
+  // folding); null after any other line. Points into headers_, which grows only by the
+  // next field line, and that line resets it first.
+  std::string* last_value_ = nullptr;
   bool failed_in_trailers_ = false;
   std::size_t fields_ = 0;
   std::size_t bytes_ = 0;

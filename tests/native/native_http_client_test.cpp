@@ -1870,6 +1870,29 @@ TEST(ResponseHeadReader, ReadsStatusAndFieldsInOrderWithFoldingAndBareLf) {
   EXPECT_EQ(reader.headers().entries()[2].name, "Mcp-Session-Id");
 }
 
+TEST(ResponseHeadReader, FoldingContinuesOnlyTheFieldJustAddedHoweverManyFieldsCame) {
+  ResponseHeadReader reader;
+  EXPECT_EQ(reader.feed_line("HTTP/1.1 200 OK\r\n"), Event::more);
+  for (int i = 0; i < 40; ++i) {
+    const std::string n = std::to_string(i);
+    EXPECT_EQ(reader.feed_line("F" + n + ": v" + n + "\r\n"), Event::more);
+    if (i == 16) EXPECT_EQ(reader.feed_line(" more\r\n"), Event::more);  // past the first 16
+    if (i == 20) {
+      EXPECT_EQ(reader.feed_line("junk without a colon\r\n"), Event::more);
+      EXPECT_EQ(reader.feed_line("\tlost\r\n"), Event::more);  // continues the skipped line
+    }
+  }
+  EXPECT_EQ(reader.feed_line(" end\r\n"), Event::more);
+  EXPECT_EQ(reader.feed_line("\r\n"), Event::final_head);
+  ASSERT_EQ(reader.headers().size(), 40u);
+  EXPECT_EQ(reader.headers().get("F16"), "v16 more");
+  EXPECT_EQ(reader.headers().get("F15"), "v15");
+  EXPECT_EQ(reader.headers().get("F20"), "v20") << "a line after a skipped one is dropped";
+  EXPECT_EQ(reader.headers().get("F21"), "v21");
+  EXPECT_EQ(reader.headers().get("F39"), "v39 end");
+  EXPECT_EQ(reader.headers().entries()[39].name, "F39");
+}
+
 TEST(ResponseHeadReader, NulCrAndLfInsideAValueBecomeSpaces) {
   ResponseHeadReader reader;
   const std::string line("X-V: a\0b\rc\r\n", 12);

@@ -280,6 +280,25 @@ TEST(HttpHeaders, SetReplacesEveryFieldOfThatName) {
   EXPECT_EQ(h.get("accept"), "c");
 }
 
+TEST(HttpHeaders, AddReturnsTheFieldItAppended) {
+  HttpHeaders h;
+  h.reserve(2);
+  HttpHeader& first = h.add("X-A", "1");
+  first.value += "2";  // a reader continuing a folded value
+  h.add("X-B", "3").value += "4";
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h.get("x-a"), "12");
+  EXPECT_EQ(h.get("x-b"), "34");
+}
+
+TEST(HttpHeaders, NamesMatchIgnoringAsciiCaseOnly) {
+  EXPECT_TRUE(iequals("Content-Type", "content-TYPE"));
+  EXPECT_FALSE(iequals("Content-Type", "Content-Typf"));
+  EXPECT_FALSE(iequals("Content-Type", "Content-Typ"));
+  EXPECT_FALSE(iequals("a[", "A{")) << "only A-Z fold: '[' and '{' differ by the case bit";
+  EXPECT_FALSE(iequals("x-1", "X-2"));
+}
+
 TEST(HttpClientSeam, CorsErrorIsATransportErrorThatNamesTheFix) {
   Error e = make_cors_error("https://srv/mcp");
   EXPECT_EQ(e.code, ErrorCode::transport);

@@ -10,13 +10,13 @@ namespace mcprt {
 bool iequals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i) {
-    if (ascii::to_lower(a[i]) != ascii::to_lower(b[i])) return false;
+    if (a[i] != b[i] && ascii::to_lower(a[i]) != ascii::to_lower(b[i])) return false;
   }
   return true;
 }
 
-void HttpHeaders::add(std::string name, std::string value) {
-  entries_.push_back(HttpHeader{std::move(name), std::move(value)});
+HttpHeader& HttpHeaders::add(std::string name, std::string value) {
+  return entries_.emplace_back(HttpHeader{std::move(name), std::move(value)});
 }
 
 void HttpHeaders::set(std::string name, std::string value) {

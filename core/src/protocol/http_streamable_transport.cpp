@@ -362,8 +362,13 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
       for (const auto& [name, value] : p->send.headers) {
         if (!transport_owned_header(name)) h.set(name, value);
       }
-      p->carried_session = h.has("Mcp-Session-Id");
-      p->sent_session = h.get("Mcp-Session-Id");
+      const std::string* sid = h.find("Mcp-Session-Id");
+      p->carried_session = sid != nullptr;
+      if (sid != nullptr) {
+        p->sent_session = *sid;
+      } else {
+        p->sent_session.clear();
+      }
     };
     events.on_head = [weak, wpost](const HttpResponseHead& head) {
       auto self = weak.lock();
@@ -397,7 +402,8 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     if (!post.internal) renewal_unproven_ = false;
     // 202 Accepted carries no message (some servers still write "Accepted").
     post.accepted_only = head.status == 202;
-    post.sse = !post.accepted_only && media_type_is(head.headers.get("Content-Type"), kEventStream);
+    const std::string* type = head.headers.find("Content-Type");
+    post.sse = !post.accepted_only && type != nullptr && media_type_is(*type, kEventStream);
     if (post.sse) {
       post.stream.parser = std::make_unique<SseParser>(conn_->options().max_message_bytes);
     }

@@ -63,8 +63,8 @@ class HttpHeaders {
   HttpHeaders() = default;
   HttpHeaders(std::initializer_list<HttpHeader> init) : entries_(init) {}
 
-  // Appends a field (duplicates allowed).
-  void add(std::string name, std::string value);
+  // Appends a field (duplicates allowed) and returns it (valid until the next change).
+  HttpHeader& add(std::string name, std::string value);
   // Replaces every field named `name` by one field (appended when absent).
   void set(std::string name, std::string value);
   void remove(std::string_view name);
@@ -74,6 +74,9 @@ class HttpHeaders {
   // Its value, or "" when absent.
   std::string get(std::string_view name) const;
   bool has(std::string_view name) const { return find(name) != nullptr; }
+
+  // Room for `n` fields without reallocating.
+  void reserve(std::size_t n) { entries_.reserve(n); }
 
   const std::vector<HttpHeader>& entries() const { return entries_; }
   std::vector<HttpHeader>::const_iterator begin() const { return entries_.begin(); }
