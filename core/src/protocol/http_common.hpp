@@ -137,6 +137,10 @@ class HttpCall : public std::enable_shared_from_this<HttpCall> {
     // The 2xx body ended: ok, or the stream was cut (the platform's error, unprefixed).
     std::function<void(Status)> on_end;
     std::function<void(const HttpFailure&)> on_failure;
+    // What the events above share, kept alive with them: they may capture a plain pointer
+    // to it (a two-word capture std::function stores without allocating) since the call
+    // runs them only while it is alive itself.
+    std::shared_ptr<const void> context;
   };
   struct Spec {
     Spec(std::string m, std::string u, std::string b, std::int64_t timeout, bool auth_retry)

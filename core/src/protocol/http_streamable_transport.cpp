@@ -347,12 +347,19 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
     post->internal = internal;
     posts_[post->seq] = post;
 
-    std::weak_ptr<StreamableState> weak = weak_from_this();
-    std::weak_ptr<Post> wpost = post;
+    // The five events reach the transport and the post through one shared link (see
+    // HttpCall::Events::context) instead of five copies of two weak pointers.
+    struct Link {
+      std::weak_ptr<StreamableState> state;
+      std::weak_ptr<Post> post;
+    };
+    auto link = std::make_shared<const Link>(Link{weak_from_this(), post});
+    const Link* l = link.get();
     HttpCall::Events events;
-    events.decorate = [weak, wpost](HttpHeaders& h) {
-      auto self = weak.lock();
-      auto p = wpost.lock();
+    events.context = std::move(link);
+    events.decorate = [l](HttpHeaders& h) {
+      auto self = l->state.lock();
+      auto p = l->post.lock();
       if (!self || !p) return;
       h.set("Content-Type", "application/json");
       h.set("Accept", std::string(kAcceptBoth));
@@ -370,24 +377,24 @@ class StreamableState : public std::enable_shared_from_this<StreamableState> {
         p->sent_session.clear();
       }
     };
-    events.on_head = [weak, wpost](const HttpResponseHead& head) {
-      auto self = weak.lock();
-      auto p = wpost.lock();
+    events.on_head = [l](const HttpResponseHead& head) {
+      auto self = l->state.lock();
+      auto p = l->post.lock();
       if (self && p) self->on_post_head(*p, head);
     };
-    events.on_chunk = [weak, wpost](std::string_view bytes) {
-      auto self = weak.lock();
-      auto p = wpost.lock();
+    events.on_chunk = [l](std::string_view bytes) {
+      auto self = l->state.lock();
+      auto p = l->post.lock();
       if (self && p) self->on_post_chunk(p, bytes);
     };
-    events.on_end = [weak, wpost](Status status) {
-      auto self = weak.lock();
-      auto p = wpost.lock();
+    events.on_end = [l](Status status) {
+      auto self = l->state.lock();
+      auto p = l->post.lock();
       if (self && p) self->on_post_end(p, std::move(status));
     };
-    events.on_failure = [weak, wpost](const HttpFailure& f) {
-      auto self = weak.lock();
-      auto p = wpost.lock();
+    events.on_failure = [l](const HttpFailure& f) {
+      auto self = l->state.lock();
+      auto p = l->post.lock();
       if (self && p) self->on_post_failure(p, f);
     };
     HttpCall::Spec spec{"POST", conn_->options().url, post->body, 0, true};
