@@ -1876,7 +1876,9 @@ TEST(ResponseHeadReader, FoldingContinuesOnlyTheFieldJustAddedHoweverManyFieldsC
   for (int i = 0; i < 40; ++i) {
     const std::string n = std::to_string(i);
     EXPECT_EQ(reader.feed_line("F" + n + ": v" + n + "\r\n"), Event::more);
-    if (i == 16) EXPECT_EQ(reader.feed_line(" more\r\n"), Event::more);  // past the first 16
+    if (i == 16) {
+      EXPECT_EQ(reader.feed_line(" more\r\n"), Event::more);  // past the first 16
+    }
     if (i == 20) {
       EXPECT_EQ(reader.feed_line("junk without a colon\r\n"), Event::more);
       EXPECT_EQ(reader.feed_line("\tlost\r\n"), Event::more);  // continues the skipped line
