@@ -52,6 +52,12 @@ class ResponseHeadReader {
   enum class Failure { none, too_many_fields, too_many_bytes, bad_status_line };
 
   explicit ResponseHeadReader(ResponseHeadLimits limits = {}) : limits_(limits) {}
+  // Not copied: a copy's pointer into the fields it continues would be the original's.
+  // Moved, the fields' storage (and that pointer into it) goes along.
+  ResponseHeadReader(const ResponseHeadReader&) = delete;
+  ResponseHeadReader& operator=(const ResponseHeadReader&) = delete;
+  ResponseHeadReader(ResponseHeadReader&&) = default;
+  ResponseHeadReader& operator=(ResponseHeadReader&&) = default;
 
   // Feeds one line (with or without its CRLF / LF). After `failed` every further call
   // returns `failed` again.
@@ -68,7 +74,10 @@ class ResponseHeadReader {
   int status() const { return status_; }
   const HttpHeaders& headers() const { return headers_; }
   // The final head's fields, moved out to the caller (headers() is empty afterwards).
-  HttpHeaders take_headers() { return std::move(headers_); }
+  HttpHeaders take_headers() {
+    last_value_ = nullptr;
+    return std::move(headers_);
+  }
 
   Failure failure() const { return failure_; }
   // A sentence for the error message: "the response head has more than 256 header
