@@ -581,14 +581,16 @@ class CurlHeaderList {
 // libcurl's side of one request: its easy handle, across redirect hops.
 class Transfer {
  public:
-  Transfer(std::shared_ptr<RequestState> state, const NativeHttpClientOptions& options,
-           SocketWatcher& watcher, EasyPool& pool)
+  // `curl_url`: curl_url_for(state->url()), which the client keeps with the URL it parsed.
+  Transfer(std::shared_ptr<RequestState> state, std::string curl_url,
+           const NativeHttpClientOptions& options, SocketWatcher& watcher, EasyPool& pool)
       : state_(std::move(state)),
         options_(options),
         watcher_(watcher),
         pool_(pool),
         url_(state_->request().url),
         parsed_(state_->url()),
+        curl_url_(std::move(curl_url)),
         follow_(state_->request().follow_redirects && state_->request().method == "GET"),
         reader_(detail::ResponseHeadLimits{options.max_response_header_fields,
                                            options.max_response_header_bytes}) {
@@ -637,6 +639,7 @@ class Transfer {
     ++hops_;
     url_ = *std::exchange(redirect_to_, std::nullopt);
     parsed_ = std::move(*next);
+    curl_url_ = curl_url_for(parsed_);
     reader_.reset();
     phase_ = Phase::head;
     redirect_body_bytes_ = 0;
@@ -838,7 +841,6 @@ class Transfer {
   // What changes per hop: the URL, and which request headers may go there.
   CURLcode configure_hop() {
     const HttpRequest& request = state_->request();
-    curl_url_ = curl_url_for(parsed_);
     const bool leaves_origin = !same_origin(parsed_, state_->url());
     headers_.clear();
     std::size_t bytes = std::string_view("Expect").size() + std::string_view("Content-Type").size();
@@ -1108,6 +1110,7 @@ struct NativeHttpClient::Impl {
   // URL, and a parse is a dozen allocations.
   std::string last_url_text;
   std::optional<Url> last_url;
+  std::string last_curl_url;  // curl_url_for(*last_url)
 
   // The loop's watch on the epoll set (one registration for every socket libcurl names)
   // and on the next time something is due. Their handlers check `alive` first: a wait
@@ -1450,6 +1453,7 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
     if (url) {
       impl_->last_url_text = request.url;
       impl_->last_url = url;
+      impl_->last_curl_url = curl_url_for(*url);
     }
   }
   if (!url) {
@@ -1475,7 +1479,8 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
   auto state = std::make_shared<RequestState>(impl_->executor, std::move(request), std::move(*url),
                                               std::move(callbacks), impl_->hub);
   auto transfer =
-      std::make_unique<Transfer>(state, impl_->options, *impl_->watcher, impl_->easy_pool);
+      std::make_unique<Transfer>(state, impl_->last_curl_url, impl_->options, *impl_->watcher,
+                                 impl_->easy_pool);
   if (std::optional<Error> e = transfer->init()) return std::move(*e);
 
   // Started here: the request goes out now (or its failure is queued), then the waits for

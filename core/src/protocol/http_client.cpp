@@ -16,7 +16,11 @@ bool iequals(std::string_view a, std::string_view b) {
 }
 
 HttpHeader& HttpHeaders::add(std::string name, std::string value) {
-  return entries_.emplace_back(HttpHeader{std::move(name), std::move(value)});
+  // Moved once, into the new element (not into a temporary, then again into the vector).
+  HttpHeader& field = entries_.emplace_back();
+  field.name = std::move(name);
+  field.value = std::move(value);
+  return field;
 }
 
 void HttpHeaders::set(std::string name, std::string value) {
