@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Instructions per `tools/call` round trip, counted exactly (valgrind's callgrind) for each
-# client of mcprt_bench_roundtrip: the same count on every run and every machine, where the
-# round-trip times of a virtual machine move by several percent from run to run. The client
-# process only (the server it starts is not counted); user-space instructions, so the kernel's
-# share (system calls, the loopback's TCP) is not in it.
+# Instructions per `tools/call` round trip, counted (valgrind's callgrind) for each client of
+# mcprt_bench_roundtrip: the count moves by a few tenths of a percent from run to run (how
+# often a read finds nothing yet depends on timing), where the round-trip times of a virtual
+# machine move by several percent. The client process only (the server it starts is not
+# counted); user-space instructions, so the kernel's share (system calls, the loopback's
+# TCP) is not in it.
 #
 #   tests/bench/bench_instructions.sh [BUILD_DIR]     (default: build/native)
 #
