@@ -69,15 +69,6 @@ bool is_redirect_status(int status) {
   return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
 }
 
-// Header fields go on the wire verbatim; CR/LF/NUL would let a value inject lines.
-bool is_safe_header_text(std::string_view s) {
-  // A plain loop: find_first_of with a three-character set calls memchr per character.
-  for (char c : s) {
-    if (c == '\r' || c == '\n' || c == '\0') return false;
-  }
-  return true;
-}
-
 // Request headers that stay with their origin when a followed redirect leaves it.
 bool is_origin_bound_header(std::string_view name) {
   for (std::string_view n : {"authorization", "proxy-authorization", "cookie", "mcp-session-id",
@@ -532,7 +523,7 @@ class EasyPool {
 // and the list's nodes in one vector. curl_slist_append would allocate a node and a copy per
 // line. libcurl only reads the list, for as long as the transfer runs (a redirect hop sends
 // it again), so it must live as long as the transfer; `clear` starts a new one. No line
-// holds a NUL: send() refuses header text with CR, LF or NUL (is_safe_header_text).
+// holds a NUL: send() refuses header text with CR, LF or NUL (detail::is_safe_header_text).
 class CurlHeaderList {
  public:
   void clear() {
@@ -1466,7 +1457,7 @@ Result<std::unique_ptr<HttpRequestHandle>> NativeHttpClient::send(HttpRequest re
                        "invalid HTTP method \"" + request.method + "\" for " + request.url);
   }
   for (const HttpHeader& h : request.headers) {
-    if (!detail::is_http_token(h.name) || !is_safe_header_text(h.value)) {
+    if (!detail::is_http_token(h.name) || !detail::is_safe_header_text(h.value)) {
       return Error::make(ErrorCode::invalid_argument,
                          "invalid HTTP header \"" + h.name + "\" for " + request.url +
                              " (a name must be a token; CR, LF and NUL are not allowed)");

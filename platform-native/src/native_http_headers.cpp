@@ -30,14 +30,11 @@ bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // RFC 9110 §5.5: CR, LF and NUL inside a value are replaced by SP (the value may go back
 // on the wire, e.g. Mcp-Session-Id, where they would split lines). Values almost never
-// hold one: three memchr scans first, the per-character pass only when one is there.
+// hold one: the per-character pass runs only when one is there.
 void append_value(std::string& out, std::string_view value) {
   const std::size_t from = out.size();
   out.append(value);
-  if (value.find('\r') == std::string_view::npos && value.find('\n') == std::string_view::npos &&
-      value.find('\0') == std::string_view::npos) {
-    return;
-  }
+  if (is_safe_header_text(value)) return;
   for (std::size_t i = from; i < out.size(); ++i) {
     char& c = out[i];
     if (c == '\r' || c == '\n' || c == '\0') c = ' ';
@@ -45,6 +42,12 @@ void append_value(std::string& out, std::string_view value) {
 }
 
 }  // namespace
+
+bool is_safe_header_text(std::string_view s) {
+  // Three memchr scans (find_first_of with a three-character set calls memchr per character).
+  return s.find('\r') == std::string_view::npos && s.find('\n') == std::string_view::npos &&
+         s.find('\0') == std::string_view::npos;
+}
 
 bool is_http_token(std::string_view s) {
   if (s.empty()) return false;

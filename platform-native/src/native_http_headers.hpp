@@ -31,6 +31,10 @@ namespace mcprt::native::detail {
 // of them a delimiter.
 bool is_http_token(std::string_view s);
 
+// Header text without CR, LF or NUL: what may go on the wire verbatim (they would split or
+// cut a line there).
+bool is_safe_header_text(std::string_view s);
+
 struct ResponseHeadLimits {
   // Header fields (field lines, folded continuations excluded) per block.
   std::size_t max_fields = 256;

@@ -10,7 +10,7 @@ MessageWriter::MessageWriter()
     : writer_(std::make_shared<nlohmann::detail::output_string_adapter<char, std::string>>(buf_),
               ' ', json::error_handler_t::replace) {}
 
-#if !defined(__EMSCRIPTEN__)
+#if !defined(MCPRT_SMALL_MESSAGE_WRITER)
 namespace {
 
 // Appends `s` quoted when JSON writes it as it is (printable ASCII but the quote and the
@@ -40,14 +40,14 @@ bool append_as_is(std::string& out, const std::string& s) {
 
 void MessageWriter::dump(const json& message) {
   buf_.clear();
-#if defined(__EMSCRIPTEN__)
+#if defined(MCPRT_SMALL_MESSAGE_WRITER)
   writer_.dump(message, /*pretty_print=*/false, /*ensure_ascii=*/false, /*indent_step=*/0);
 #else
   write_value(message);
 #endif
 }
 
-#if !defined(__EMSCRIPTEN__)
+#if !defined(MCPRT_SMALL_MESSAGE_WRITER)
 void MessageWriter::write_value(const json& value) {
   switch (value.type()) {
     case json::value_t::object: {

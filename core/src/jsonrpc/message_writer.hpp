@@ -5,13 +5,14 @@
 // (three or four more for a small request); with this writer a message costs at most the
 // one allocation of a copy the caller keeps.
 //
-// Natively the writer walks the message itself and appends what needs no escaping (keys
+// Unless built with MCPRT_SMALL_MESSAGE_WRITER, the writer walks the message itself and appends what needs no escaping (keys
 // and strings of printable ASCII without '"' or '\\', integers, literals) straight to the
 // buffer; anything else (a string to escape or with UTF-8 to check, a float) is written by
 // nlohmann's serializer, value by value, so the text is the same byte for byte. nlohmann's
 // writer goes through a virtual call per character and decodes UTF-8 byte by byte: the
 // fast path writes a small request in about a third of the instructions. The web module
-// keeps nlohmann's alone (its size counts there, not this).
+// is built with MCPRT_SMALL_MESSAGE_WRITER (platform-web/CMakeLists.txt): nlohmann's
+// serializer alone, as its size counts there more than this.
 
 #include <cstddef>
 #include <string>
@@ -51,7 +52,7 @@ class MessageWriter {
 
  private:
   void dump(const json& message);  // into buf_, cleared first
-  void write_value(const json& value);     // natively: the fast path, see above
+  void write_value(const json& value);     // the fast path, see above
   void write_key(const std::string& key);  // an object member's name
 
   std::string buf_;  // before writer_, which writes into it
